@@ -1,0 +1,49 @@
+# Veedor. `make demo` and `make test` set themselves up on a fresh Debian machine
+# (as root): missing system packages by apt-get, a virtual environment in .venv/,
+# the package installed in it (the C move generator is compiled then).
+
+VENV := .venv
+PYTHON := $(VENV)/bin/python
+INSTALLED := $(VENV)/.installed
+SYSTEM_PACKAGES := python3 python3-venv python3-dev gcc
+export OMP_THREAD_LIMIT := 1
+
+.PHONY: demo test bench typecheck system-packages default-lexicon clean
+
+demo: $(INSTALLED)
+	$(VENV)/bin/veedor demo
+
+test: $(INSTALLED)
+	$(VENV)/bin/mypy
+	$(PYTHON) -m pytest -q
+
+bench: $(INSTALLED)
+	$(PYTHON) tests/benchmarks/bench_rules.py
+
+typecheck: $(INSTALLED)
+	$(VENV)/bin/mypy
+
+$(INSTALLED): pyproject.toml rules_core/_movegen.c | system-packages
+	test -x $(PYTHON) || python3 -m venv $(VENV)
+	$(PYTHON) -m pip install --quiet --upgrade pip
+	$(PYTHON) -m pip install --quiet -e '.[test]'
+	touch $@
+
+system-packages:
+	@missing=""; \
+	for package in $(SYSTEM_PACKAGES); do \
+		dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing system packages:$$missing"; \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	fi
+
+# Rebuilds rules_core/data/veedor-es-libre.txt.gz from Debian's aspell-es.
+default-lexicon: $(INSTALLED)
+	@command -v aspell >/dev/null && dpkg -s aspell-es >/dev/null 2>&1 || \
+		(apt-get update -q && apt-get install -y -q aspell aspell-es)
+	$(PYTHON) rules_core/data/build_default_lexicon.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info rules_core/*.so

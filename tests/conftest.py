@@ -1,0 +1,44 @@
+"""Shared fixtures: the official lexicon and golden move lists from ../shared, a small lexicon."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rules_core.lexicon import Lexicon
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("VEEDOR_SHARED", REPO.parent / "shared"))
+FILE2017 = SHARED / "lexicon" / "FILE2017.txt"
+GOLDEN = SHARED / "golden" / "positions_dev.jsonl.gz"
+
+
+def _require(path: Path) -> Path:
+    if not path.exists():
+        pytest.fail(f"test data missing: {path} (set VEEDOR_SHARED to the shared/ folder)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def file2017() -> Lexicon:
+    """The official FILE2017 lexicon (test data, never shipped)."""
+    return Lexicon.load(_require(FILE2017))
+
+
+@pytest.fixture(scope="session")
+def golden() -> list[dict[str, Any]]:
+    """The 300 golden positions with every legal play and its score."""
+    with gzip.open(_require(GOLDEN), "rt", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle]
+
+
+@pytest.fixture(scope="session")
+def small_lexicon() -> Lexicon:
+    """A few words, for cases that read like a scoresheet."""
+    words = "CASA CASAS CASO AS ES OS SE LA AL EL LE ASA OSA CHORIZO CHORIZOS LLAMA CARRO NIÑO"
+    return Lexicon.from_words(words.split(), name="mini")

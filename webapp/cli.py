@@ -1,0 +1,170 @@
+"""The ``veedor`` command line.
+
+Subcommands: ``moves`` (every legal play of a position), ``score`` (check and score
+one play), ``demo`` (a game played out in the terminal). Exit status: 0 done, 1 an
+illegal play, 2 bad input (a malformed position, notation or lexicon).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from rules_core.alphabet import label
+from rules_core.board import square_name
+from rules_core.cgp import CGPError, Position
+from rules_core.lexicon import Lexicon, LexiconError, load_lexicon
+from rules_core.movegen import generate_plays
+from rules_core.notation import NotationError, Play
+from rules_core.validation import PlayCheck, check_play
+
+from . import demo
+
+
+class InputError(Exception):
+    """Bad input from the user: exit status 2 with the message."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args))
+    except (InputError, CGPError, NotationError, LexiconError) as error:
+        print(f"veedor: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="veedor", description="Veedor: reglas, jugadas y partidas de Scrabble en español."
+    )
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    moves = commands.add_parser("moves", help="every legal placement play of a position, as JSON")
+    moves.add_argument("cgp", help="a position in CGP, or - to read one per line from stdin")
+    _add_lexicon_option(moves)
+    moves.set_defaults(run=_run_moves)
+
+    score = commands.add_parser("score", help="check and score one play")
+    score.add_argument("cgp", help="a position in CGP")
+    score.add_argument("play", help='a play in canonical notation, e.g. "H8 CASA"')
+    score.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_lexicon_option(score)
+    score.set_defaults(run=_run_score)
+
+    game = commands.add_parser("demo", help="a game played out in the terminal")
+    game.add_argument("--seed", type=int, default=2017, help="seed of the bag (default 2017)")
+    game.add_argument("--delay", type=float, default=None, help="seconds between rounds")
+    _add_lexicon_option(game)
+    game.set_defaults(run=_run_demo)
+    return parser
+
+
+def _add_lexicon_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--lexicon",
+        metavar="PATH",
+        help="word list (default: $VEEDOR_LEXICON, else the free list shipped with Veedor)",
+    )
+
+
+def _lexicon(args: argparse.Namespace) -> Lexicon:
+    return load_lexicon(args.lexicon)
+
+
+def _position(text: str, lexicon: Lexicon) -> Position:
+    position = Position.from_cgp(text)
+    wanted = position.lexicon_name
+    if wanted and wanted != lexicon.name:
+        print(
+            f"veedor: aviso: la posición pide el léxico {wanted} y se usa {lexicon.name}",
+            file=sys.stderr,
+        )
+    return position
+
+
+def _run_moves(args: argparse.Namespace) -> int:
+    lexicon = _lexicon(args)
+    lines = sys.stdin if args.cgp == "-" else [args.cgp]
+    for line in lines:
+        text = line.strip()
+        if not text:
+            continue
+        position = _position(text, lexicon)
+        plays = generate_plays(position.board, position.rack, lexicon)
+        moves = [[p.notation, p.score] for p in plays]
+        print(json.dumps({"cgp": text, "moves": moves}, ensure_ascii=False), flush=True)
+    return 0
+
+
+def _run_score(args: argparse.Namespace) -> int:
+    lexicon = _lexicon(args)
+    position = _position(args.cgp, lexicon)
+    play = Play.from_notation(args.play)
+    rack = position.rack or None
+    verdict = check_play(position.board, play, lexicon, rack)
+    if args.json:
+        print(json.dumps(verdict_json(verdict), ensure_ascii=False))
+    else:
+        write_verdict(verdict, sys.stdout)
+    return 0 if verdict.legal else 1
+
+
+def verdict_json(verdict: PlayCheck) -> dict[str, object]:
+    """A verdict as a JSON-ready dict: play, legal, score, words, tiles, problems."""
+    score = verdict.score
+    return {
+        "play": verdict.play.notation(),
+        "legal": verdict.legal,
+        "score": verdict.points,
+        "words": [
+            {"word": Play(w.start[0], w.start[1], w.down, w.tiles).notation(), "points": w.points}
+            for w in (score.words if score else ())
+        ],
+        "bonus": score.bonus if score else 0,
+        "tiles": [
+            {"square": square_name(*sq), "tile": label(t)}
+            for sq, t in sorted(verdict.placed.items())
+        ],
+        "problems": [
+            {"code": p.code, "message": p.message, "article": p.article} for p in verdict.problems
+        ],
+    }
+
+
+def write_verdict(verdict: PlayCheck, out: TextIO) -> None:
+    """The verdict as an arbiter reads it."""
+    play = verdict.play.notation()
+    if verdict.legal and verdict.score:
+        out.write(f"{play}: {verdict.score.total} puntos\n")
+        for word in verdict.score.words:
+            formed = Play(word.start[0], word.start[1], word.down, word.tiles)
+            out.write(f"  {formed.notation()}: {word.points}\n")
+        if verdict.score.bonus:
+            out.write(f"  premio por usar las 7 fichas: {verdict.score.bonus}\n")
+        tiles = " ".join(
+            f"{label(t)}@{square_name(*sq)}"
+            for sq, t in sorted(verdict.placed.items())
+        )
+        out.write(f"  fichas colocadas: {tiles}\n")
+        return
+    out.write(f"{play}: jugada no válida\n")
+    for problem in verdict.problems:
+        out.write(f"  - {problem}\n")
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    lexicon = _lexicon(args)
+    delay = args.delay if args.delay is not None else (0.4 if sys.stdout.isatty() else 0.0)
+    demo.play_solitaire(lexicon, seed=args.seed, delay=delay, out=sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
