@@ -26,7 +26,7 @@ from .alphabet import BLANK, Tile, is_blank, label, letter_of, word_text
 from .board import CENTRE, Board, Square, square_name
 from .lexicon import Lexicon
 from .notation import Play
-from .scoring import RACK_SIZE, Score, formed_words, score_placement, word_extent
+from .scoring import RACK_SIZE, Score, score_placement, word_extent
 
 
 class PlacementError(ValueError):
@@ -252,14 +252,3 @@ def _word_problems(score: Score, lexicon: Lexicon) -> tuple[Problem, ...]:
             text = word_text(tuple(letter_of(t) for t in word.tiles))
             problems.append(Problem("unknown_word", f"{text} no está en el léxico", "D.I.2", text))
     return tuple(problems)
-
-
-__all__ = [
-    "PlacementError",
-    "PlayCheck",
-    "Problem",
-    "canonical_play",
-    "check_play",
-    "formed_words",
-    "play_from_placement",
-]

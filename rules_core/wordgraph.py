@@ -169,24 +169,3 @@ def iter_words(edges: Sequence[int]) -> Iterator[tuple[Tile, ...]]:
             i += 1
 
     return walk(edges[0] & CHILD_MASK, ())
-
-
-def word_count(edges: Sequence[int]) -> int:
-    """Number of words in the graph (counted over the DAG, memoised per node)."""
-    memo: dict[int, int] = {0: 0}
-
-    def count(node: int) -> int:
-        if node in memo:
-            return memo[node]
-        total = 0
-        i = node
-        while True:
-            edge = edges[i]
-            total += (1 if edge & ACCEPTS else 0) + count(edge & CHILD_MASK)
-            if edge & IS_LAST:
-                break
-            i += 1
-        memo[node] = total
-        return total
-
-    return count(edges[0] & CHILD_MASK)

@@ -42,7 +42,7 @@ def test_words_scrabble_cannot_spell_are_dropped(entry: str) -> None:
     assert normalise_word(entry) is None
 
 
-def test_from_words_mixed_spellings(small_lexicon: Lexicon) -> None:
+def test_from_words_mixed_spellings() -> None:
     lexicon = Lexicon.from_words(["casa", "CASAS", "[CH]ORIZO", "kiwi", "niño", "casa"])
     assert lexicon.word_count == 4
     assert tiles_from_text("CHORIZO") in lexicon
