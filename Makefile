@@ -11,7 +11,7 @@ export OMP_THREAD_LIMIT := 1
 .PHONY: demo test bench typecheck system-packages default-lexicon clean
 
 demo: $(INSTALLED)
-	$(VENV)/bin/veedor demo
+	$(VENV)/bin/veedor duplicate simulate --players 8 --bonuses --delay 0.5
 
 test: $(INSTALLED)
 	$(VENV)/bin/mypy

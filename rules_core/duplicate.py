@@ -1,0 +1,426 @@
+"""A duplicate game (D.I-D.III) as state rebuilt from events.
+
+Each round every player sees the same board and rack and hands in a slip; the
+master play (the highest score, D.III.15) then goes on the board for everyone
+(D.I.1). ``DuplicateGame.apply`` checks an event against the state and applies it;
+``replay`` rebuilds a game from its stored events. Event kinds and their data:
+
+* ``game_created``: ``settings`` (``DuplicateSettings.to_json``);
+* ``player_added``: ``player`` (id), ``name``, ``table``;
+* ``rack_set``: ``round``, ``rack`` (labels, ``?`` a blank), ``source``
+  (``"sorteo"`` or ``"manual"``), ``redraws`` (D.III.19);
+* ``timer``: ``round``, ``action`` (``start``, ``pause``, ``resume``, ``close``);
+* ``slip``: ``round``, ``player``, ``slip`` (``Slip.to_json``);
+* ``slip_corrected``: the same and a ``reason`` (the old slip stays in the history);
+* ``master_announced``: ``round``, ``play`` (canonical notation; any play of the
+  top score, the rules' choice by default); never replaced once announced (D.III.29);
+* ``master_annulled``: ``round``, ``reason``: a wrong master found in the next round
+  stays on the board and is annulled for the players who played it (D.III.29);
+* ``game_ended``: ``reason`` (D.III.22).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Final
+
+from .alphabet import BLANK, Tile, full_bag, is_blank, label, tile_from_label
+from .board import Board
+from .cgp import Position, rack_sort_key
+from .events import Event, GameError
+from .lexicon import Lexicon
+from .master import top_plays
+from .movegen import ScoredPlay, generate_plays
+from .notation import NotationError, Play
+from .racks import manual_rack_problem, rule_for, valid_rack_possible, vowels_and_consonants
+from .slips import Slip, SlipScore, score_slip
+
+MAX_BONUS: Final = 25  # D.III.24: bonuses should not exceed 25 points
+NO_SLIP: Final = SlipScore(None, 0, "sin papeleta")
+
+
+@dataclass(frozen=True)
+class DuplicateSettings:
+    """How a duplicate game is played; announced before it starts (D.III.24, D.III.28)."""
+
+    rounds: int | None = None  # None: to the end of the bag (D.III.21)
+    round_seconds: int = 180  # D.III.13
+    bonuses: bool = False  # D.III.24
+    bonus_master: int = 10  # the only player who matched the master score
+    bonus_best: int = 5  # the only best score when nobody matched it
+    tie_breaks: bool = False  # D.III.28
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.rounds is not None and self.rounds < 1:
+            raise GameError("el número de rondas debe ser al menos 1")
+        if self.round_seconds < 10:
+            raise GameError("una ronda dura al menos 10 segundos")
+        if not (0 <= self.bonus_best <= MAX_BONUS and 0 <= self.bonus_master <= MAX_BONUS):
+            raise GameError(f"las bonificaciones van de 0 a {MAX_BONUS} puntos (D.III.24)")
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> DuplicateSettings:
+        known = {k: v for k, v in value.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+
+@dataclass(frozen=True)
+class Player:
+    id: str
+    name: str
+    table: int
+
+
+@dataclass
+class Round:
+    """One round: the position it started from, its rack, slips, results and master."""
+
+    number: int
+    board: Board  # the board at the start of the round
+    rack: tuple[Tile, ...]
+    source: str = "sorteo"
+    redraws: int = 0
+    slips: dict[str, Slip] = field(default_factory=dict)
+    results: dict[str, SlipScore] = field(default_factory=dict)
+    history: list[Event] = field(default_factory=list)  # slips and corrections, in order
+    timer: list[tuple[str, datetime]] = field(default_factory=list)
+    master: ScoredPlay | None = None
+    annulled: str | None = None  # why the master was annulled (D.III.29)
+    _top: list[ScoredPlay] | None = None
+
+    @property
+    def master_score(self) -> int:
+        return self.master.score if self.master else 0
+
+    def cgp(self) -> str:
+        """The round's position: board and rack at its start."""
+        return Position(self.board, (self.rack, ())).cgp()
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A player's line in the standings (D.III.23, D.III.24, D.III.28)."""
+
+    player: str
+    name: str
+    total: int
+    bonus: int
+    rank: int
+    masters_matched: int
+    solo_tops: int
+    max_deficit: int
+
+
+class DuplicateGame:
+    """The state of a duplicate game; change it only through ``apply``."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        self.lexicon = lexicon
+        self.settings = DuplicateSettings()
+        self.created = False
+        self.players: dict[str, Player] = {}
+        self.rounds: list[Round] = []
+        self.board = Board()
+        self.pool: list[Tile] = full_bag()  # every tile not on the board: bag and rack
+        self.leave: tuple[Tile, ...] = ()
+        self.end_reason: str | None = None
+        self.events: list[Event] = []
+
+    @classmethod
+    def replay(cls, events: Iterable[Event], lexicon: Lexicon) -> DuplicateGame:
+        game = cls(lexicon)
+        for event in events:
+            game.apply(event)
+        return game
+
+    # -- reading the state ---------------------------------------------------
+
+    @property
+    def ended(self) -> bool:
+        return self.end_reason is not None
+
+    @property
+    def current(self) -> Round | None:
+        return self.rounds[-1] if self.rounds else None
+
+    @property
+    def bag(self) -> list[Tile]:
+        """Tiles in the bag: the pool minus the current rack while its round is open."""
+        current = self.current
+        on_rack = current.rack if current and current.master is None else self.leave
+        return _without(self.pool, on_rack)
+
+    @property
+    def master_total(self) -> int:
+        return sum(r.master_score for r in self.rounds)
+
+    def round(self, number: int) -> Round:
+        if not 1 <= number <= len(self.rounds):
+            raise GameError(f"la ronda {number} no existe")
+        return self.rounds[number - 1]
+
+    def top_plays(self, number: int) -> list[ScoredPlay]:
+        """The plays of the round's top score, the rules' master first (D.III.15)."""
+        r = self.round(number)
+        if r._top is None:
+            plays = generate_plays(r.board, r.rack, self.lexicon)
+            r._top = top_plays(r.board, r.rack, plays)
+        return r._top
+
+    def bonuses(self, r: Round) -> dict[str, int]:
+        """D.III.24: the only player matching the master, else the only best score."""
+        if not self.settings.bonuses or r.master is None:
+            return {}
+        scores = {p: r.results.get(p, NO_SLIP).score for p in self.players}
+        matched = [p for p, s in scores.items() if s == r.master_score]
+        if len(matched) == 1:
+            return {matched[0]: self.settings.bonus_master}
+        if matched:
+            return {}
+        best = max(scores.values(), default=0)
+        leaders = [p for p, s in scores.items() if s == best]
+        if best > 0 and len(leaders) == 1:
+            return {leaders[0]: self.settings.bonus_best}
+        return {}
+
+    def standings(self) -> list[Standing]:
+        """Players by total (plays plus bonuses), tie-breaks of D.III.28 when set."""
+        lines = [self._standing(p) for p in self.players.values()]
+
+        def key(s: Standing) -> tuple[int, ...]:
+            if self.settings.tie_breaks:
+                return (-s.total, -s.masters_matched, -s.solo_tops, s.max_deficit)
+            return (-s.total,)
+
+        lines.sort(key=lambda s: (key(s), s.name))
+        ranked: list[Standing] = []
+        for i, line in enumerate(lines):
+            rank = ranked[-1].rank if ranked and key(ranked[-1]) == key(line) else i + 1
+            ranked.append(Standing(**{**line.__dict__, "rank": rank}))
+        return ranked
+
+    def _standing(self, player: Player) -> Standing:
+        played = [r for r in self.rounds if r.master is not None]
+        scores = [r.results.get(player.id, NO_SLIP).score for r in played]
+        bonus = sum(self.bonuses(r).get(player.id, 0) for r in played)
+        matched = sum(1 for r, s in zip(played, scores) if r.master_score and s == r.master_score)
+        solo = sum(1 for r, s in zip(played, scores) if s > 0 and self._solo_top(r, player.id, s))
+        deficit = max((r.master_score - s for r, s in zip(played, scores)), default=0)
+        return Standing(player.id, player.name, sum(scores) + bonus, bonus, 0, matched, solo, deficit)
+
+    def _solo_top(self, r: Round, player: str, score: int) -> bool:
+        others = [r.results.get(p, NO_SLIP).score for p in self.players if p != player]
+        return all(o < score for o in others)
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON snapshot of where the game stands (stored beside its events)."""
+        current = self.current
+        return {
+            "round": current.number if current else 0,
+            "round_open": bool(current and current.master is None),
+            "master_total": self.master_total,
+            "ended": self.end_reason,
+            "players": len(self.players),
+            "bag": len(self.bag),
+            "standings": [[s.player, s.total, s.rank] for s in self.standings()],
+        }
+
+    # -- changing the state ----------------------------------------------------
+
+    def apply(self, event: Event) -> None:
+        """Check ``event`` against the state and apply it; GameError leaves the state unchanged."""
+        handler = _HANDLERS.get(event.kind)
+        if handler is None:
+            raise GameError(f"tipo de evento desconocido: {event.kind!r}")
+        if not self.created and event.kind != "game_created":
+            raise GameError("la partida no se ha creado")
+        if self.ended and event.kind not in ("slip", "slip_corrected", "master_annulled"):
+            raise GameError(f"la partida ha terminado: {self.end_reason}")
+        try:
+            handler(self, event)
+        except (KeyError, TypeError, ValueError) as error:
+            if isinstance(error, GameError):
+                raise
+            raise GameError(f"evento {event.kind} mal formado: {error!r}") from None
+        self.events.append(event)
+
+    def _on_game_created(self, event: Event) -> None:
+        if self.created:
+            raise GameError("la partida ya está creada")
+        self.settings = DuplicateSettings.from_json(dict(event.data.get("settings", {})))
+        self.created = True
+
+    def _on_player_added(self, event: Event) -> None:
+        player = Player(str(event.data["player"]), str(event.data["name"]).strip(), int(event.data["table"]))
+        if not player.name:
+            raise GameError("el jugador necesita un nombre")
+        if player.id in self.players:
+            raise GameError(f"ya hay un jugador con el identificador {player.id!r}")
+        if any(p.table == player.table for p in self.players.values()):
+            raise GameError(f"la mesa {player.table} ya está asignada")
+        self.players[player.id] = player
+
+    def _on_rack_set(self, event: Event) -> None:
+        number = int(event.data["round"])
+        rack = tuple(tile_from_label(t) for t in event.data["rack"])
+        current = self.current
+        replacing = current is not None and current.master is None
+        if current and replacing:
+            if number != current.number:
+                raise GameError(f"la ronda {current.number} aún no tiene jugada maestra")
+            if current.slips:
+                raise GameError(f"la ronda {number} ya tiene papeletas: su atril no puede cambiar")
+        elif number != len(self.rounds) + 1:
+            raise GameError(f"la siguiente ronda es la {len(self.rounds) + 1}, no la {number}")
+        if self.settings.rounds is not None and number > self.settings.rounds:
+            raise GameError(f"la partida tiene {self.settings.rounds} rondas")
+        bag = _without(self.pool, self.leave)
+        problem = manual_rack_problem(rack, self.leave, bag, number)
+        if problem:
+            raise GameError(f"atril {_rack_text(rack)} no válido: {problem}")
+        if replacing:
+            self.rounds.pop()
+        source = str(event.data.get("source", "manual"))
+        self.rounds.append(
+            Round(number, self.board.copy(), rack, source, int(event.data.get("redraws", 0)))
+        )
+
+    def _on_timer(self, event: Event) -> None:
+        r = self._open_round(int(event.data["round"]))
+        action = str(event.data["action"])
+        if action not in ("start", "pause", "resume", "close"):
+            raise GameError(f"acción de reloj desconocida: {action!r}")
+        r.timer.append((action, event.at))
+
+    def _on_slip(self, event: Event) -> None:
+        r, player = self._slip_target(event)
+        if player in r.slips:
+            raise GameError(
+                f"{self.players[player].name} ya entregó papeleta en la ronda {r.number}; "
+                "corríjala indicando el motivo"
+            )
+        self._record_slip(r, player, event)
+
+    def _on_slip_corrected(self, event: Event) -> None:
+        r, player = self._slip_target(event)
+        if not str(event.data.get("reason", "")).strip():
+            raise GameError("una corrección necesita un motivo")
+        self._record_slip(r, player, event)
+
+    def _slip_target(self, event: Event) -> tuple[Round, str]:
+        r = self.round(int(event.data["round"]))
+        player = str(event.data["player"])
+        if player not in self.players:
+            raise GameError(f"jugador desconocido: {player!r}")
+        return r, player
+
+    def _record_slip(self, r: Round, player: str, event: Event) -> None:
+        slip = Slip.from_json(dict(event.data["slip"]))
+        r.slips[player] = slip
+        r.results[player] = self._score(r, player, slip)
+        r.history.append(event)
+
+    def _score(self, r: Round, player: str, slip: Slip) -> SlipScore:
+        result = score_slip(r.board, r.rack, self.lexicon, slip)
+        if r.annulled and r.master and result.valid and result.play == r.master.notation:
+            return SlipScore(result.play, 0, f"jugada maestra anulada: {r.annulled} (D.III.29)")
+        return result
+
+    def _on_master_announced(self, event: Event) -> None:
+        r = self._open_round(int(event.data["round"]))
+        top = self.top_plays(r.number)
+        if not top:
+            raise GameError(f"la ronda {r.number} no tiene ninguna jugada posible")
+        chosen = self._find_top(top, str(event.data.get("play") or top[0].notation))
+        r.master = chosen
+        placed = []
+        for square, tile in zip(chosen.play.squares(), chosen.word):
+            if not self.board[square]:
+                self.board[square] = tile
+                placed.append(tile)
+        used = [BLANK if is_blank(tile) else tile for tile in placed]
+        self.pool = _without(self.pool, used)
+        self.leave = tuple(_without(r.rack, used))
+        self.end_reason = self._natural_end(r.number)
+
+    def _find_top(self, top: list[ScoredPlay], notation: str) -> ScoredPlay:
+        try:
+            wanted = Play.from_notation(notation)
+        except NotationError as error:
+            raise GameError(str(error)) from None
+        for play in top:
+            if play.play == wanted or play.notation == wanted.notation():
+                return play
+        raise GameError(
+            f"{notation} no es una jugada de máxima puntuación ({top[0].score} puntos) de esta ronda"
+        )
+
+    def _natural_end(self, number: int) -> str | None:
+        """D.III.22: the agreed rounds played, or vowels or consonants used up, or no valid rack."""
+        if self.settings.rounds is not None and number >= self.settings.rounds:
+            return f"se han jugado las {self.settings.rounds} rondas pactadas (D.III.22)"
+        vowels, consonants = vowels_and_consonants(self.pool)
+        if vowels == 0:
+            return "se han utilizado todas las vocales (D.III.22)"
+        if consonants == 0:
+            return "se han utilizado todas las consonantes (D.III.22)"
+        if not valid_rack_possible(self.pool, rule_for(number + 1, self.pool)):
+            return "no se puede formar ningún atril válido (D.III.12, D.III.22)"
+        return None
+
+    def _on_master_annulled(self, event: Event) -> None:
+        r = self.round(int(event.data["round"]))
+        announced = [x for x in self.rounds if x.master is not None]
+        if r.master is None or r is not announced[-1]:
+            raise GameError("solo se anula la última jugada maestra anunciada, en la ronda siguiente (D.III.29)")
+        reason = str(event.data.get("reason", "")).strip()
+        if not reason:
+            raise GameError("la anulación necesita un motivo")
+        r.annulled = reason
+        for player, slip in r.slips.items():
+            r.results[player] = self._score(r, player, slip)
+
+    def _on_game_ended(self, event: Event) -> None:
+        self.end_reason = str(event.data.get("reason") or "decisión del Juez Árbitro (D.III.22)")
+
+    def _open_round(self, number: int) -> Round:
+        r = self.current
+        if r is None or r.number != number or r.master is not None:
+            raise GameError(f"la ronda {number} no está en juego")
+        return r
+
+
+_HANDLERS: Final = {
+    "game_created": DuplicateGame._on_game_created,
+    "player_added": DuplicateGame._on_player_added,
+    "rack_set": DuplicateGame._on_rack_set,
+    "timer": DuplicateGame._on_timer,
+    "slip": DuplicateGame._on_slip,
+    "slip_corrected": DuplicateGame._on_slip_corrected,
+    "master_announced": DuplicateGame._on_master_announced,
+    "master_annulled": DuplicateGame._on_master_annulled,
+    "game_ended": DuplicateGame._on_game_ended,
+}
+
+
+def _without(tiles: Iterable[Tile], taken: Iterable[Tile]) -> list[Tile]:
+    """``tiles`` minus ``taken`` (with multiplicity; every taken tile must be there)."""
+    rest = list(tiles)
+    for tile in taken:
+        rest.remove(tile)
+    return rest
+
+
+def _rack_text(rack: Iterable[Tile]) -> str:
+    return "".join(label(t) for t in sorted(rack, key=rack_sort_key))
+
+
+def rack_labels(rack: Iterable[Tile]) -> list[str]:
+    """A rack as the labels ``rack_set`` takes (``?`` a blank), in rack order."""
+    return [label(t) for t in sorted(rack, key=rack_sort_key)]

@@ -1,0 +1,40 @@
+"""Duplicate results as CSV: every player's play in every round, and the standings (D.IV.32).
+
+Columns are in Spanish for the arbiters' spreadsheets; UTF-8, comma-separated,
+one header line.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from .duplicate import NO_SLIP, DuplicateGame
+
+
+def round_results_csv(game: DuplicateGame) -> str:
+    """One line per round and player: play, score, reason for 0, bonus, the master and its score."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["ronda", "mesa", "jugador", "jugada", "puntos", "motivo", "bonificacion",
+                     "maestra", "puntos_maestra"])  # fmt: skip
+    for r in game.rounds:
+        bonuses = game.bonuses(r)
+        master = r.master.notation if r.master else ""
+        for player in game.players.values():
+            result = r.results.get(player.id, NO_SLIP)
+            writer.writerow([r.number, player.table, player.name, result.play or "", result.score,
+                             result.reason, bonuses.get(player.id, 0), master, r.master_score])  # fmt: skip
+    return out.getvalue()
+
+
+def standings_csv(game: DuplicateGame) -> str:
+    """The standings: rank, player, total, bonus and the D.III.28 tie-break figures."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["puesto", "jugador", "total", "bonificacion", "maestras_igualadas",
+                     "maximas_en_solitario", "maximo_diferencial"])  # fmt: skip
+    for s in game.standings():
+        writer.writerow([s.rank, s.name, s.total, s.bonus, s.masters_matched, s.solo_tops, s.max_deficit])
+    writer.writerow(["", "jugada maestra", game.master_total, "", "", "", ""])
+    return out.getvalue()

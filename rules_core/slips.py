@@ -1,0 +1,124 @@
+"""Scoring a duplicate slip (D.II.8, D.III.20, D.III.23, D.III.25).
+
+A slip is the play a player wrote for a round, with the facts an arbiter or the
+scanner noted about it. It scores the play's points when the play is legal, else 0
+with the reason, checked in this order:
+
+1. handed in late (D.III.13, D.III.25.b);
+2. void: illegible, player or position not identifiable, wrong coordinates
+   (D.III.20.4, D.III.25.c), or several plays written (D.III.20.2);
+3. no play written;
+4. notation that cannot be read (D.III.25.c);
+5. a blank from the rack whose letter was not circled (D.III.20.3, D.III.25.a): noted
+   as such, or seen when the rack lacks a letter written in capitals that a blank
+   of the rack would supply and the play is otherwise legal;
+6. an illegal play or a word not in the lexicon (D.III.23).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .alphabet import BLANK, Tile, as_blank, is_blank
+from .board import Board
+from .lexicon import Lexicon
+from .notation import NotationError, Play
+from .validation import check_play
+
+
+@dataclass(frozen=True)
+class Slip:
+    """What a slip says: the play as written and the facts noted about it."""
+
+    notation: str | None
+    late: bool = False
+    blank_not_circled: bool = False
+    void: str | None = None  # why the slip is void, e.g. "caligrafía ininteligible"
+    other_notations: tuple[str, ...] = ()  # further plays written on it (D.III.20.2)
+    source: str = "teclado"  # "teclado", "escáner", ...
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "notation": self.notation,
+            "late": self.late,
+            "blank_not_circled": self.blank_not_circled,
+            "void": self.void,
+            "other_notations": list(self.other_notations),
+            "source": self.source,
+        }
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> Slip:
+        return cls(
+            value.get("notation"),
+            bool(value.get("late", False)),
+            bool(value.get("blank_not_circled", False)),
+            value.get("void"),
+            tuple(value.get("other_notations", ())),
+            value.get("source", "teclado"),
+        )
+
+
+@dataclass(frozen=True)
+class SlipScore:
+    """A slip's result: the play read (canonical), its points, and why it scored 0."""
+
+    play: str | None
+    score: int
+    reason: str = ""  # empty when the play is valid
+    problems: tuple[str, ...] = field(default=())
+
+    @property
+    def valid(self) -> bool:
+        return not self.reason
+
+
+def score_slip(board: Board, rack: Sequence[Tile], lexicon: Lexicon, slip: Slip) -> SlipScore:
+    """Score ``slip`` for the round whose board and rack are given (see module docstring)."""
+    if slip.late:
+        return SlipScore(slip.notation, 0, "entregada fuera de tiempo (D.III.13, D.III.25.b)")
+    if slip.void:
+        return SlipScore(slip.notation, 0, f"papeleta nula: {slip.void} (D.III.20.4, D.III.25.c)")
+    if slip.other_notations:
+        return SlipScore(slip.notation, 0, "papeleta nula: varias jugadas anotadas (D.III.20.2)")
+    if not slip.notation:
+        return SlipScore(None, 0, "sin jugada")
+    try:
+        play = Play.from_notation(slip.notation)
+    except NotationError as error:
+        return SlipScore(slip.notation, 0, f"papeleta nula: notación incorrecta: {error} (D.III.25.c)")
+    verdict = check_play(board, play, lexicon, rack)
+    written = verdict.play.notation()
+    if verdict.legal and slip.blank_not_circled and _uses_rack_blank(verdict.placed.values()):
+        return SlipScore(written, 0, "comodín no marcado (D.III.20.3, D.III.25.a)")
+    if verdict.legal:
+        return SlipScore(written, verdict.points)
+    if _legal_with_unmarked_blank(board, play, rack, lexicon, verdict.placed):
+        return SlipScore(written, 0, "comodín no marcado (D.III.20.3, D.III.25.a)")
+    problems = tuple(str(p) for p in verdict.problems)
+    return SlipScore(written, 0, "jugada no válida: " + "; ".join(problems), problems)
+
+
+def _uses_rack_blank(placed: Iterable[Tile]) -> bool:
+    return any(is_blank(t) for t in placed)
+
+
+def _legal_with_unmarked_blank(
+    board: Board, play: Play, rack: Sequence[Tile], lexicon: Lexicon, placed: dict[tuple[int, int], Tile]
+) -> bool:
+    """True if reading some capitals as the rack's blanks makes the play legal."""
+    needed = Counter(BLANK if is_blank(t) else t for t in placed.values())
+    have = Counter(rack)
+    short = needed - have
+    if not placed or not short or sum(short.values()) > have[BLANK] - needed[BLANK]:
+        return False
+    word = list(play.word)
+    for i, (square, tile) in enumerate(zip(play.squares(), play.word)):
+        if square in placed and short[tile] > 0:
+            word[i] = as_blank(tile)
+            short[tile] -= 1
+    reread = Play(play.row, play.col, play.down, tuple(word))
+    return check_play(board, reread, lexicon, rack).legal

@@ -1,0 +1,83 @@
+"""Games kept live in memory, every change stored first as an event (see ``store``).
+
+``GameService.append`` checks an event against the game's state (the rules refuse
+it with GameError and nothing is written), stores it with the new snapshot in one
+transaction, and only then keeps the new state. After a crash or a restart,
+``open`` rebuilds each game from its stored events: nothing acknowledged is lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+from rules_core.duplicate import DuplicateGame, DuplicateSettings
+from rules_core.events import Event, GameError
+from rules_core.lexicon import Lexicon
+
+from .store import EventStore
+
+
+class Game(Protocol):
+    """What every game mode offers the service."""
+
+    events: list[Event]
+
+    def apply(self, event: Event) -> None: ...
+
+    def summary(self) -> dict[str, Any]: ...
+
+
+def _replay(mode: str, events: Iterable[Event], lexicon: Lexicon) -> Game:
+    if mode == "duplicate":
+        return DuplicateGame.replay(events, lexicon)
+    if mode == "classic":
+        from rules_core.classic import ClassicGame
+
+        return ClassicGame.replay(events, lexicon)
+    raise GameError(f"modalidad de partida desconocida: {mode!r}")
+
+
+class GameService:
+    """The games of one database, rebuilt from their events on first use."""
+
+    def __init__(self, store: EventStore, lexicon: Lexicon) -> None:
+        self.store = store
+        self.lexicon = lexicon
+        self._live: dict[str, Game] = {}
+
+    def create(self, mode: str, name: str, first: Event) -> str:
+        """Start a game whose first event is ``first`` (``game_created``); returns its id."""
+        game = _replay(mode, [first], self.lexicon)
+        game_id = self.store.create_game(mode, name, first, game.summary())
+        self._live[game_id] = game
+        return game_id
+
+    def create_duplicate(self, name: str, settings: DuplicateSettings, actor: str = "system") -> str:
+        first = Event("game_created", {"settings": settings.to_json(), "name": name}, actor)
+        return self.create("duplicate", name, first)
+
+    def open(self, game_id: str) -> Game:
+        """The live game, replayed from the store if this process has not seen it yet."""
+        game = self._live.get(game_id)
+        if game is None:
+            record = self.store.game(game_id)
+            game = _replay(record.mode, self.store.events(game_id), self.lexicon)
+            self._live[game_id] = game
+        return game
+
+    def duplicate(self, game_id: str) -> DuplicateGame:
+        game = self.open(game_id)
+        if not isinstance(game, DuplicateGame):
+            raise GameError(f"la partida {game_id} no es una duplicada")
+        return game
+
+    def append(self, game_id: str, event: Event) -> None:
+        """Apply and store ``event``; on any storage failure the live state is dropped and rebuilt."""
+        game = self.open(game_id)
+        game.apply(event)
+        try:
+            self.store.append(game_id, event, game.summary(), len(game.events))
+        except BaseException:
+            self._live.pop(game_id, None)
+            raise
