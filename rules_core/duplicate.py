@@ -102,6 +102,28 @@ class Round:
         """The round's position: board and rack at its start."""
         return Position(self.board, (self.rack, ())).cgp()
 
+    def remaining_seconds(self, total: float, now: datetime) -> float:
+        """Seconds left on the round's clock at ``now`` (D.III.13), pauses excluded."""
+        elapsed = 0.0
+        running_since: datetime | None = None
+        for action, at in self.timer:
+            if action in ("start", "resume") and running_since is None:
+                running_since = at
+            elif action in ("pause", "close") and running_since is not None:
+                elapsed += (at - running_since).total_seconds()
+                running_since = None
+            if action == "close":
+                return 0.0
+        if running_since is not None:
+            elapsed += (now - running_since).total_seconds()
+        return max(0.0, total - elapsed)
+
+    @property
+    def timer_running(self) -> bool:
+        """True between a start (or resume) and the next pause or close."""
+        state = [action for action, _ in self.timer]
+        return bool(state) and state[-1] in ("start", "resume")
+
 
 @dataclass(frozen=True)
 class Standing:

@@ -234,3 +234,19 @@ def test_replaying_the_events_rebuilds_the_same_game(file2017: Lexicon) -> None:
     assert again.summary() == game.summary()
     assert again.board == game.board and again.bag == game.bag
     assert again.round(2).results == game.round(2).results
+
+
+def test_the_round_clock_counts_down_without_pauses(file2017: Lexicon) -> None:
+    from datetime import datetime, timedelta, timezone
+
+    game = new_game(file2017)
+    rack(game, 1, "AEMNNOQ")
+    t0 = datetime(2026, 5, 1, 10, 0, tzinfo=timezone.utc)
+    for action, seconds in [("start", 0), ("pause", 50), ("resume", 80)]:
+        game.apply(Event("timer", {"round": 1, "action": action}, at=t0 + timedelta(seconds=seconds)))
+    r = game.round(1)
+    assert r.timer_running
+    # 180 s (D.III.13): 50 s ran before the pause, 20 more since the resume at 80 s
+    assert r.remaining_seconds(180, t0 + timedelta(seconds=100)) == 110
+    game.apply(Event("timer", {"round": 1, "action": "close"}, at=t0 + timedelta(seconds=120)))
+    assert r.remaining_seconds(180, t0 + timedelta(seconds=121)) == 0 and not r.timer_running
