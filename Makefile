@@ -6,14 +6,15 @@ VENV := .venv
 PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 SYSTEM_PACKAGES := python3 python3-venv python3-dev gcc
+TEST_PACKAGES := postgresql
 export OMP_THREAD_LIMIT := 1
 
-.PHONY: demo test bench typecheck system-packages default-lexicon clean
+.PHONY: demo test bench typecheck system-packages test-packages default-lexicon clean
 
 demo: $(INSTALLED)
 	$(VENV)/bin/veedor duplicate simulate --players 8 --bonuses --delay 0.5
 
-test: $(INSTALLED)
+test: $(INSTALLED) test-packages
 	$(VENV)/bin/mypy
 	$(PYTHON) -m pytest -q
 
@@ -29,9 +30,10 @@ $(INSTALLED): pyproject.toml rules_core/_movegen.c | system-packages
 	$(PYTHON) -m pip install --quiet -e '.[test]'
 	touch $@
 
-system-packages:
+system-packages test-packages: PACKAGES = $(if $(filter test-packages,$@),$(TEST_PACKAGES),$(SYSTEM_PACKAGES))
+system-packages test-packages:
 	@missing=""; \
-	for package in $(SYSTEM_PACKAGES); do \
+	for package in $(PACKAGES); do \
 		dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; \
 	done; \
 	if [ -n "$$missing" ]; then \

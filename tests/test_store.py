@@ -11,6 +11,16 @@ from rules_core.slips import Slip
 from webapp.games import GameService
 from webapp.store import EventStore, StoreError
 
+pytest_plugins = ["tests.postgres"]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Each storage test runs on a SQLite file and on a PostgreSQL server."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'veedor.db'}"
+    return str(request.getfixturevalue("postgres_url"))
+
 
 def start(service: GameService) -> str:
     game_id = service.create_duplicate("Open de prueba", DuplicateSettings(bonuses=True), actor="arbitro")
@@ -26,8 +36,8 @@ def slip(service: GameService, game_id: str, player: str, notation: str) -> None
     service.append(game_id, Event("slip", data, actor="escáner"))
 
 
-def test_a_restart_mid_round_resumes_exactly(tmp_path: Path, file2017: Lexicon) -> None:
-    url = f"sqlite:///{tmp_path / 'veedor.db'}"
+def test_a_restart_mid_round_resumes_exactly(db_url: str, file2017: Lexicon) -> None:
+    url = db_url
     service = GameService(EventStore(url), file2017)
     game_id = start(service)
     slip(service, game_id, "ana", "8C AMONEN")
@@ -45,8 +55,8 @@ def test_a_restart_mid_round_resumes_exactly(tmp_path: Path, file2017: Lexicon) 
     assert restarted.store.game(game_id).snapshot["master_total"] == 22
 
 
-def test_a_refused_event_is_not_stored(tmp_path: Path, file2017: Lexicon) -> None:
-    service = GameService(EventStore(f"sqlite:///{tmp_path / 'v.db'}"), file2017)
+def test_a_refused_event_is_not_stored(db_url: str, file2017: Lexicon) -> None:
+    service = GameService(EventStore(db_url), file2017)
     game_id = start(service)
     count = service.store.game(game_id).event_count
     with pytest.raises(GameError):
@@ -55,9 +65,9 @@ def test_a_refused_event_is_not_stored(tmp_path: Path, file2017: Lexicon) -> Non
 
 
 def test_a_failed_write_leaves_the_stored_and_live_state_as_before(
-    tmp_path: Path, file2017: Lexicon, monkeypatch: pytest.MonkeyPatch
+    db_url: str, file2017: Lexicon, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    service = GameService(EventStore(f"sqlite:///{tmp_path / 'v.db'}"), file2017)
+    service = GameService(EventStore(db_url), file2017)
     game_id = start(service)
 
     def disk_full(*args: object, **kwargs: object) -> None:
@@ -71,8 +81,8 @@ def test_a_failed_write_leaves_the_stored_and_live_state_as_before(
     assert game.round(1).slips == {}
 
 
-def test_two_writers_cannot_store_the_same_event_number(tmp_path: Path, file2017: Lexicon) -> None:
-    url = f"sqlite:///{tmp_path / 'v.db'}"
+def test_two_writers_cannot_store_the_same_event_number(db_url: str, file2017: Lexicon) -> None:
+    url = db_url
     first = GameService(EventStore(url), file2017)
     game_id = start(first)
     second = GameService(EventStore(url), file2017)
@@ -83,8 +93,8 @@ def test_two_writers_cannot_store_the_same_event_number(tmp_path: Path, file2017
     assert len(second.duplicate(game_id).round(1).slips) == 1  # rebuilt: Ana's slip is there
 
 
-def test_events_keep_who_and_when(tmp_path: Path, file2017: Lexicon) -> None:
-    service = GameService(EventStore(f"sqlite:///{tmp_path / 'v.db'}"), file2017)
+def test_events_keep_who_and_when(db_url: str, file2017: Lexicon) -> None:
+    service = GameService(EventStore(db_url), file2017)
     game_id = start(service)
     slip(service, game_id, "ana", "8C AMONEN")
     stored = service.store.events(game_id)

@@ -16,6 +16,7 @@ from typing import Any, TextIO
 from rules_core.alphabet import label
 from rules_core.cgp import rack_sort_key
 from rules_core.duplicate import NO_SLIP, DuplicateGame, DuplicateSettings, Round
+from rules_core.events import GameError
 from rules_core.lexicon import load_lexicon
 from rules_core.results_csv import round_results_csv, standings_csv
 
@@ -44,7 +45,7 @@ def add_duplicate_commands(commands: Any) -> None:
 
 def run_simulate(args: argparse.Namespace) -> int:
     if args.players < 1:
-        raise ValueError("--players debe ser al menos 1")
+        raise GameError(f"--players debe ser al menos 1, no {args.players}")
     settings = DuplicateSettings(
         rounds=args.rounds, bonuses=args.bonuses, tie_breaks=args.tie_breaks, seed=args.seed
     )
