@@ -36,11 +36,12 @@ def postgres_url() -> Iterator[str]:
     shutil.chown(folder, "postgres")
     os.chmod(folder, 0o755)
     _as_postgres(_bin("initdb"), "-D", str(data), "-A", "trust", "-U", "postgres")
-    options = f"-k {folder} -c listen_addresses='' -p 5439"
+    port = 20000 + os.getpid() % 20000  # the socket file's name; runs side by side differ
+    options = f"-k {folder} -c listen_addresses='' -p {port}"
     log = folder / "server.log"
     _as_postgres(_bin("pg_ctl"), "-D", str(data), "-o", options, "-l", str(log), "-w", "start")
     try:
-        yield f"postgresql+psycopg://postgres@/postgres?host={folder}&port=5439"
+        yield f"postgresql+psycopg://postgres@/postgres?host={folder}&port={port}"
     finally:
         _as_postgres(_bin("pg_ctl"), "-D", str(data), "-m", "immediate", "stop")
         shutil.rmtree(folder, ignore_errors=True)

@@ -63,9 +63,10 @@ tiles = st.integers(1, ALPHABET_SIZE).flatmap(
 
 
 def _no_split_digraph(word: list[int]) -> bool:
-    """C+H, L+L, R+R as two tiles never occur in a word (C.11) and plain text cannot write them."""
+    """Tiles whose letters would read as a digraph across their boundary (C+H, L+L, L+LL,
+    RR+R...) never occur in a word (C.11), and plain text cannot write them apart."""
     letters = [label(t).upper() for t in word]
-    return not any(a + b in DIGRAPHS for a, b in zip(letters, letters[1:]))
+    return not any(a[-1] + b[0] in DIGRAPHS for a, b in zip(letters, letters[1:]))
 
 
 @st.composite

@@ -101,3 +101,16 @@ def test_events_keep_who_and_when(db_url: str, file2017: Lexicon) -> None:
     assert stored[0].actor == "arbitro" and stored[-1].actor == "escáner"
     assert stored[-1].at.tzinfo is not None and stored[0].at <= stored[-1].at
     assert isinstance(DuplicateGame.replay(stored, file2017), DuplicateGame)
+
+
+def test_classic_games_are_stored_and_replayed_too(db_url: str, file2017: Lexicon) -> None:
+    from rules_core.classic import ClassicGame
+
+    service = GameService(EventStore(db_url), file2017)
+    game_id = service.create("classic", "Mesa 1", ClassicGame.create_event(["Ana", "Bea"]))
+    service.append(game_id, ClassicGame.play_event(0, "H5 CASA"))
+    service.append(game_id, ClassicGame.pass_event(1))
+    again = GameService(EventStore(db_url), file2017).open(game_id)
+    assert isinstance(again, ClassicGame)
+    assert again.state == service.open(game_id).state  # type: ignore[attr-defined]
+    assert again.scores == (12, 0)  # CASA from H5 to the star: (3+1+1+1) x 2

@@ -17,12 +17,14 @@ from rules_core.alphabet import label
 from rules_core.board import square_name
 from rules_core.cgp import CGPError, Position
 from rules_core.events import GameError
+from rules_core.gcg import GCGError
 from rules_core.lexicon import Lexicon, LexiconError, load_lexicon
 from rules_core.movegen import generate_plays
 from rules_core.notation import NotationError, Play
 from rules_core.validation import PlayCheck, check_play
 
 from . import demo
+from .classic_commands import add_classic_commands
 from .duplicate_commands import add_duplicate_commands
 
 
@@ -35,7 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.run(args))
-    except (InputError, CGPError, NotationError, LexiconError, GameError) as error:
+    except (InputError, CGPError, NotationError, LexiconError, GameError, GCGError) as error:
         print(f"veedor: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:
@@ -61,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     score.set_defaults(run=_run_score)
 
     add_duplicate_commands(commands)
+    add_classic_commands(commands)
 
     game = commands.add_parser("demo", help="a game played out in the terminal")
     game.add_argument("--seed", type=int, default=2017, help="seed of the bag (default 2017)")
