@@ -6,13 +6,13 @@ VENV := .venv
 PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 SYSTEM_PACKAGES := python3 python3-venv python3-dev gcc
-TEST_PACKAGES := postgresql
+TEST_PACKAGES := postgresql chromium
 export OMP_THREAD_LIMIT := 1
 
-.PHONY: demo test bench typecheck system-packages test-packages default-lexicon clean
+.PHONY: demo test bench typecheck system-packages test-packages default-lexicon translations clean
 
 demo: $(INSTALLED)
-	$(VENV)/bin/veedor duplicate simulate --players 8 --bonuses --delay 0.5
+	$(VENV)/bin/veedor serve --demo --data veedor-demo
 
 test: $(INSTALLED) test-packages
 	$(VENV)/bin/mypy
@@ -20,6 +20,7 @@ test: $(INSTALLED) test-packages
 
 bench: $(INSTALLED)
 	$(PYTHON) tests/benchmarks/bench_rules.py
+	$(PYTHON) tests/benchmarks/bench_web.py
 
 typecheck: $(INSTALLED)
 	$(VENV)/bin/mypy
@@ -46,6 +47,13 @@ default-lexicon: $(INSTALLED)
 	@command -v aspell >/dev/null && dpkg -s aspell-es >/dev/null 2>&1 || \
 		(apt-get update -q && apt-get install -y -q aspell aspell-es)
 	$(PYTHON) rules_core/data/build_default_lexicon.py
+
+# Re-extracts the interface texts and compiles the Spanish and English catalogues.
+translations: $(INSTALLED)
+	$(VENV)/bin/pybabel extract -F webapp/translations/babel.cfg -k lazy_gettext --no-location \
+		--sort-output --project Veedor --copyright-holder Veedor -o webapp/translations/messages.pot .
+	$(VENV)/bin/pybabel update -i webapp/translations/messages.pot -d webapp/translations --no-fuzzy-matching
+	$(VENV)/bin/pybabel compile -d webapp/translations
 
 clean:
 	rm -rf $(VENV) build *.egg-info rules_core/*.so

@@ -1,7 +1,9 @@
 """The ``veedor`` command line.
 
 Subcommands: ``moves`` (every legal play of a position), ``score`` (check and score
-one play), ``demo`` (a game played out in the terminal). Exit status: 0 done, 1 an
+one play), ``demo`` (a solitaire in the terminal), ``duplicate simulate``, ``classic
+replay``, ``serve`` (the web app), ``arbiter`` and ``device`` (accounts and device
+tokens). Exit status: 0 done, 1 an
 illegal play, 2 bad input (a malformed position, notation or lexicon).
 """
 
@@ -26,6 +28,7 @@ from rules_core.validation import PlayCheck, check_play
 from . import demo
 from .classic_commands import add_classic_commands
 from .duplicate_commands import add_duplicate_commands
+from .serve_commands import add_serve_commands
 
 
 class InputError(Exception):
@@ -64,6 +67,7 @@ def _parser() -> argparse.ArgumentParser:
 
     add_duplicate_commands(commands)
     add_classic_commands(commands)
+    add_serve_commands(commands)
 
     game = commands.add_parser("demo", help="a game played out in the terminal")
     game.add_argument("--seed", type=int, default=2017, help="seed of the bag (default 2017)")

@@ -21,7 +21,8 @@ from .store import EventStore
 class Game(Protocol):
     """What every game mode offers the service."""
 
-    events: list[Event]
+    @property
+    def events(self) -> list[Event]: ...
 
     def apply(self, event: Event) -> None: ...
 

@@ -1,0 +1,186 @@
+"""A real browser (Debian's Chromium, headless, driven by Playwright) runs a round from the console.
+
+The arbiter logs in, sets the rack, starts the clock, enters a slip by keyboard and
+publishes the master; the projection screen, open in another page, follows each step
+through the live stream. When the server process dies the screen shows that it
+is reconnecting, and recovers by itself when the server is back. Screenshots go to ``$VEEDOR_SCREENSHOTS``
+(default: the test's temporary folder). Needs ``apt-get install chromium`` and
+``pip install playwright`` (never ``playwright install``: the browser is Debian's).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import insert
+
+from rules_core.duplicate import DuplicateSettings
+from rules_core.events import Event
+from rules_core.lexicon import Lexicon
+from webapp.auth import Accounts, arbiters
+from webapp.live import LiveGames
+from webapp.store import EventStore
+
+from ..conftest import FILE2017, REPO
+from ..web_helpers import ARBITER, PASSWORD, PLAYERS
+
+pytest_plugins = ["tests.conftest_web"]
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+SETTLE_MS = 5000  # the longest the screen may take to follow a change here
+
+
+SERVE = (
+    "import argparse, sys\n"
+    "from webapp.serve_commands import add_serve_commands\n"
+    "parser = argparse.ArgumentParser()\n"
+    "add_serve_commands(parser.add_subparsers())\n"
+    "args = parser.parse_args(sys.argv[1:])\n"
+    "sys.exit(args.run(args))\n"
+)
+
+
+class Server:
+    """``veedor serve`` in its own process on a SQLite file: it can be killed and started again."""
+
+    def __init__(self, data: Path) -> None:
+        self.data = data
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        command = [sys.executable, "-c", SERVE, "serve", "--port", str(self.port), "--data", str(self.data),
+                   "--lexicon", str(FILE2017), "--threads", "24"]  # fmt: skip
+        self.process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"{self.url}/results", timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("veedor serve did not start")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait(10)
+            self.process = None
+
+
+@pytest.fixture()
+def server(tmp_path: Path, file2017: Lexicon, password_hash: str) -> Iterator[tuple[Server, str]]:
+    """A served database holding the test arbiter and a duplicate game of three players."""
+    store = EventStore(f"sqlite:///{tmp_path / 'veedor.db'}")
+    with Accounts(store.engine).engine.begin() as connection:
+        connection.execute(insert(arbiters).values(login=ARBITER, password_hash=password_hash,
+                                                   created_at=datetime.now(timezone.utc)))  # fmt: skip
+    games = LiveGames(store, file2017)
+    game_id = games.create_duplicate("Open de prueba", DuplicateSettings(bonuses=True))
+    for table, name in PLAYERS:
+        games.append(game_id, Event("player_added", {"player": f"j{table}", "name": name, "table": table}))
+    running = Server(tmp_path)
+    running.start()
+    yield running, game_id
+    running.stop()
+
+
+@pytest.fixture()
+def shots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("VEEDOR_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture()
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright  # pip install playwright (the test extra)
+
+    assert Path(CHROMIUM).exists(), "Chromium missing: apt-get install chromium (make's system packages)"
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+def test_a_round_from_the_console_reaches_the_screen(server: tuple[Server, str], browser: Any, shots: Path) -> None:
+    from playwright.sync_api import expect
+
+    server, game_id = server
+    errors: list[str] = []
+    screen = browser.new_page(viewport={"width": 1920, "height": 1080})
+    screen.on("pageerror", lambda error: errors.append(str(error)))
+    screen.goto(f"{server.url}/display/{game_id}")
+    expect(screen.locator("#round")).to_have_text("Esperando el primer atril")
+
+    console = browser.new_page(viewport={"width": 1440, "height": 1000})
+    console.on("pageerror", lambda error: errors.append(str(error)))
+    console.on("dialog", lambda dialog: dialog.accept())
+    console.goto(f"{server.url}/arbiter/g/{game_id}")
+    console.fill("input[name=login]", ARBITER)
+    console.fill("input[name=password]", PASSWORD)
+    console.click("button[type=submit]")
+
+    console.fill("#manual-rack", "AEMNNOQ")
+    console.press("#manual-rack", "Enter")
+    expect(screen.locator("#rack .tile")).to_have_count(7, timeout=SETTLE_MS)
+    expect(screen.locator("#round")).to_have_text("Ronda 1")
+
+    console.click("#timer-start")
+    expect(screen.locator("#clock")).not_to_have_class("clock idle", timeout=SETTLE_MS)
+    expect(console.locator("#slip-table")).to_be_focused()
+    console.keyboard.type("1")
+    console.keyboard.press("Enter")
+    console.keyboard.type("8C AMONEN")
+    expect(console.locator("#preview")).to_contain_text("Ana", timeout=SETTLE_MS)
+    expect(console.locator("#preview")).to_contain_text("22 puntos")
+    console.keyboard.press("Enter")
+    expect(console.locator("#preview")).to_contain_text("Mesa 1 anotada", timeout=SETTLE_MS)
+    expect(console.locator("#missing .chip")).to_have_count(2)
+    expect(console.locator("#slip-table")).to_be_focused()
+    expect(screen.locator("#foot")).to_contain_text("Papeletas: 1 de 3", timeout=SETTLE_MS)
+
+    console.keyboard.type("2")
+    console.keyboard.press("Enter")
+    console.keyboard.type("H4 MANEN")
+    console.keyboard.press("F3")  # late: one key
+    expect(console.locator("#flag-late")).to_be_checked()
+    expect(console.locator("#preview")).to_contain_text("fuera de tiempo", timeout=SETTLE_MS)
+    console.screenshot(path=str(shots / "browser-console.png"), full_page=True)
+    console.keyboard.press("Enter")
+    expect(console.locator("#slips tbody tr")).to_have_count(2, timeout=SETTLE_MS)
+    screen.screenshot(path=str(shots / "browser-screen-round.png"))
+
+    console.click("#timer-close")
+    expect(console.locator("#top-plays input:checked")).to_have_value("H3 AMONEN")
+    console.click("#publish-master")
+    expect(screen.locator("#master-play")).to_have_text("H3 AMONEN", timeout=SETTLE_MS)
+    expect(screen.locator("#master-score")).to_have_text("22 puntos")
+    expect(screen.locator(".board .tile.last")).to_have_count(6)
+    screen.screenshot(path=str(shots / "browser-screen-master.png"))
+
+    server.stop()  # the server dies
+    expect(screen.locator("#reconnecting")).to_be_visible(timeout=10_000)
+    screen.screenshot(path=str(shots / "browser-screen-reconnecting.png"))
+    server.start()  # and comes back: the screen reconnects by itself, nothing was lost
+    expect(screen.locator("#reconnecting")).to_be_hidden(timeout=10_000)
+    expect(screen.locator("#master-play")).to_have_text("H3 AMONEN")
+    assert errors == []

@@ -1,0 +1,66 @@
+"""``veedor serve``, ``veedor arbiter``, ``veedor device``: the commands of the web app."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import socket
+from pathlib import Path
+
+import pytest
+
+from webapp.auth import Accounts
+from webapp.serve_commands import RESERVED_THREADS, add_serve_commands, serve_app
+from webapp.store import EventStore
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="veedor")
+    add_serve_commands(parser.add_subparsers(required=True))
+    return parser.parse_args(list(argv))
+
+
+def accounts(data: Path) -> Accounts:
+    return Accounts(EventStore(f"sqlite:///{data / 'veedor.db'}").engine)
+
+
+def test_arbiter_add_and_remove(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("una-clave-larga\n"))
+    args = parse("arbiter", "add", "jefa", "--password-stdin", "--data", str(tmp_path))
+    assert args.run(args) == 0 and "jefa" in capsys.readouterr().out
+    assert accounts(tmp_path).check_password("jefa", "una-clave-larga")
+    monkeypatch.setattr("sys.stdin", io.StringIO("corta\n"))
+    again = parse("arbiter", "add", "otro", "--password-stdin", "--data", str(tmp_path))
+    assert again.run(again) == 2 and "al menos 8" in capsys.readouterr().err
+    remove = parse("arbiter", "remove", "jefa", "--data", str(tmp_path))
+    assert remove.run(remove) == 0 and not accounts(tmp_path).arbiter_exists("jefa")
+
+
+def test_device_add_prints_its_token_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = parse("device", "add", "escaner-1", "--db", f"sqlite:///{tmp_path / 'otra.db'}")
+    assert args.run(args) == 0
+    token = capsys.readouterr().out.strip()
+    assert Accounts(EventStore(f"sqlite:///{tmp_path / 'otra.db'}").engine).device_for_token(token) == "escaner-1"
+
+
+def test_serve_options(tmp_path: Path, file2017: object) -> None:
+    from tests.conftest import FILE2017
+
+    args = parse("serve", "--data", str(tmp_path), "--lexicon", str(FILE2017), "--threads", "40", "--port", "0")
+    assert (args.host, args.port, args.demo) == ("127.0.0.1", 0, False)
+    app = serve_app(args)
+    assert app.config["LIVE_MAX_STREAMS"] == 40 - RESERVED_THREADS
+    assert app.config["DATABASE_URL"] == f"sqlite:///{tmp_path.resolve() / 'veedor.db'}"
+    assert not app.config.get("TESTING")
+
+
+def test_serve_on_a_busy_port_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.conftest import FILE2017
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        args = parse("serve", "--data", str(tmp_path), "--lexicon", str(FILE2017), "--port", str(port))
+        assert args.run(args) == 2
+    assert "no se puede servir" in capsys.readouterr().err

@@ -1,0 +1,258 @@
+"""The Flask application factory: configuration, services, blueprints, errors, headers.
+
+``create_app(test_config=None)`` builds the app; nothing starts at import time. The
+configuration keys (defaults in ``DEFAULTS``) that matter most:
+
+* ``DATABASE_URL``: the event store (default SQLite ``veedor.db`` in the instance
+  folder); served from one process (see ``live``);
+* ``LEXICON`` (a loaded ``Lexicon``) or ``LEXICON_PATH`` (default: ``$VEEDOR_LEXICON``,
+  else the free list shipped with Veedor);
+* ``SECRET_KEY``: signs the session; when unset, one is made once and kept in the
+  instance folder (``secret_key``), so restarts keep the arbiters logged in;
+* ``LIVE_MAX_STREAMS``: most live screens at once (each holds a server thread);
+* ``SESSION_COOKIE_SECURE``: set by ``VEEDOR_HTTPS=1`` when a TLS proxy fronts the app.
+
+Areas: ``display`` (projection screens), ``arbiter`` (the console), ``results``
+(public results), ``api`` (JSON, live stream, device input), ``auth`` (login).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, cast
+
+import click
+from flask import Flask, current_app, render_template, request, session
+from flask_babel import Babel, get_locale, lazy_gettext  # type: ignore[import-untyped]
+from flask_babel import gettext as _
+from werkzeug.exceptions import HTTPException
+from werkzeug.wrappers import Response
+
+from rules_core.alphabet import LETTERS
+from rules_core.board import CENTRE, PREMIUMS, Premium
+from rules_core.events import GameError
+from rules_core.lexicon import Lexicon, load_lexicon
+
+from .auth import AccountError, Accounts, LoginThrottle, check_csrf, csrf_token, current_arbiter, wants_json
+from .live import LiveGames, StreamSlots
+from .store import EventStore, StoreError
+
+log = logging.getLogger(__name__)
+
+LANGUAGES = ("es", "en")
+DEFAULTS: dict[str, Any] = {
+    "LEXICON": None,
+    "LEXICON_PATH": None,
+    "MAX_CONTENT_LENGTH": 256 * 1024,  # a request body; slips and forms are far smaller
+    "MAX_FORM_MEMORY_SIZE": 64 * 1024,
+    "MAX_FORM_PARTS": 400,
+    "SESSION_COOKIE_HTTPONLY": True,
+    "SESSION_COOKIE_SAMESITE": "Lax",
+    "PERMANENT_SESSION_LIFETIME": timedelta(hours=14),  # a tournament day
+    "BABEL_DEFAULT_LOCALE": "es",
+    "LIVE_MAX_STREAMS": 200,
+    "LIVE_PING_SECONDS": 15.0,  # a comment line on idle streams: dead clients are noticed
+    "LIVE_STREAM_SECONDS": 900.0,  # then the stream ends and the browser reconnects
+}
+
+
+@dataclass
+class Services:
+    """What the views share: the live games, the accounts, the stream cap."""
+
+    games: LiveGames
+    accounts: Accounts
+    streams: StreamSlots
+    throttle: LoginThrottle
+
+
+def services(app: Flask | None = None) -> Services:
+    """The services of ``app`` (default: the current app)."""
+    return cast(Services, (app or current_app).extensions["veedor"])
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """The Veedor web app; ``test_config`` overrides the defaults and the environment."""
+    config = dict(test_config or {})
+    app = Flask(__name__, instance_path=config.pop("INSTANCE_PATH", None) or os.environ.get("VEEDOR_DATA"))
+    app.config.update(DEFAULTS)
+    app.config["DATABASE_URL"] = os.environ.get("VEEDOR_DATABASE_URL")
+    app.config["LEXICON_PATH"] = os.environ.get("VEEDOR_LEXICON")
+    app.config["SESSION_COOKIE_SECURE"] = os.environ.get("VEEDOR_HTTPS") == "1"  # served behind TLS
+    app.config.update(config)
+    app.config["DATABASE_URL"] = app.config["DATABASE_URL"] or _default_database(app)
+    app.config["SECRET_KEY"] = app.config.get("SECRET_KEY") or os.environ.get("VEEDOR_SECRET_KEY") or _secret_key(app)
+
+    lexicon: Lexicon = app.config["LEXICON"] or load_lexicon(app.config["LEXICON_PATH"])
+    store = EventStore(app.config["DATABASE_URL"])
+    app.extensions["veedor"] = Services(
+        LiveGames(store, lexicon), Accounts(store.engine), StreamSlots(app.config["LIVE_MAX_STREAMS"]),
+        LoginThrottle(),
+    )  # fmt: skip
+    Babel(app, locale_selector=_locale)
+    _register_blueprints(app)
+    _register_errors(app)
+    _register_commands(app)
+    app.before_request(check_csrf)
+    app.after_request(_security_headers)
+    app.context_processor(_template_globals)
+    return app
+
+
+def _default_database(app: Flask) -> str:
+    Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{Path(app.instance_path) / 'veedor.db'}"
+
+
+def _secret_key(app: Flask) -> str:
+    path = Path(app.instance_path) / "secret_key"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_hex(32), encoding="ascii")
+        path.chmod(0o600)
+    return path.read_text(encoding="ascii").strip()
+
+
+def _locale() -> str:
+    wanted = request.args.get("lang")
+    if wanted in LANGUAGES:
+        session["lang"] = wanted
+    chosen = session.get("lang")
+    return chosen if chosen in LANGUAGES else str(current_app.config["BABEL_DEFAULT_LOCALE"])
+
+
+def _register_blueprints(app: Flask) -> None:
+    from . import api, arbiter, auth, display, results
+
+    app.register_blueprint(auth.bp)
+    app.register_blueprint(display.bp)
+    app.register_blueprint(arbiter.bp)
+    app.register_blueprint(results.bp)
+    app.register_blueprint(api.bp)
+    app.add_url_rule("/", "index", display.home)
+    app.add_url_rule("/favicon.ico", "favicon", lambda: app.send_static_file("favicon.svg"))
+
+
+def _register_errors(app: Flask) -> None:
+    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(GameError, _game_error)
+    app.register_error_handler(StoreError, _store_error)
+    app.register_error_handler(Exception, _unexpected_error)
+
+
+def _error_response(status: int, title: str, message: str) -> tuple[Response | str, int]:
+    if wants_json():
+        from flask import jsonify
+
+        return jsonify({"error": message, "status": status}), status
+    try:
+        return render_template("error.html", status=status, title=title, message=message), status
+    except Exception:  # the error page itself failed: plain text, still no trace
+        log.exception("error page failed")
+        return f"{status} {title}", status
+
+
+_TITLES = {
+    400: lazy_gettext("Petición no válida"),
+    401: lazy_gettext("Hace falta identificarse"),
+    403: lazy_gettext("No permitido"),
+    404: lazy_gettext("No encontrado"),
+    405: lazy_gettext("Método no permitido"),
+    409: lazy_gettext("No se puede hacer ahora"),
+    413: lazy_gettext("Petición demasiado grande"),
+    429: lazy_gettext("Demasiadas peticiones"),
+    503: lazy_gettext("Servicio no disponible"),
+}
+
+
+def _http_error(error: HTTPException) -> tuple[Response | str, int]:
+    status = error.code or 500
+    title = str(_TITLES.get(status, _("Error")))
+    default = error.description == type(error).description
+    return _error_response(status, title, title if default else str(error.description))
+
+
+def _game_error(error: GameError) -> tuple[Response | str, int]:
+    return _error_response(409, _("No se puede hacer ahora"), str(error))
+
+
+def _store_error(error: StoreError) -> tuple[Response | str, int]:
+    log.warning("store refused a write: %s", error)
+    return _error_response(503, _("Servicio no disponible"), _("La base de datos no aceptó el cambio; reintente."))
+
+
+def _unexpected_error(error: Exception) -> tuple[Response | str, int]:
+    if isinstance(error, HTTPException):
+        return _http_error(error)
+    log.exception("unexpected error on %s %s", request.method, request.path)
+    return _error_response(500, _("Error interno"), _("Algo ha fallado en el servidor; el error ha quedado registrado."))
+
+
+_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "font-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+)
+
+
+def _security_headers(response: Response) -> Response:
+    response.headers.setdefault("Content-Security-Policy", _CSP)
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    response.headers.setdefault("Referrer-Policy", "same-origin")
+    if request.blueprint in ("arbiter", "auth"):
+        response.headers.setdefault("Cache-Control", "no-store")
+    return response
+
+
+def _template_globals() -> dict[str, Any]:
+    return {
+        "csrf_token": csrf_token,
+        "get_locale": get_locale,
+        "current_arbiter": current_arbiter,
+        "tile_values": {letter.label: letter.value for letter in LETTERS},
+        "board_data": _board_data,
+    }
+
+
+_PREMIUM_CHARS = {
+    Premium.NONE: ".", Premium.DOUBLE_LETTER: "d", Premium.TRIPLE_LETTER: "t",
+    Premium.DOUBLE_WORD: "D", Premium.TRIPLE_WORD: "T",
+}  # fmt: skip
+
+
+def _board_data() -> dict[str, Any]:
+    """The premium layout (C.13-C.16, from ``rules_core.board``) and the marks drawn on it."""
+    rows = ["".join(_PREMIUM_CHARS[p] for p in row) for row in PREMIUMS]
+    centre_row, centre_col = CENTRE
+    rows[centre_row] = rows[centre_row][:centre_col] + "*" + rows[centre_row][centre_col + 1 :]
+    marks = {"d": _("2L"), "t": _("3L"), "D": _("2P"), "T": _("3P"), "*": "★"}
+    return {"premiums": rows, "marks": marks}
+
+
+def _register_commands(app: Flask) -> None:
+    @app.cli.command("arbiter-add")
+    @click.argument("login")
+    @click.password_option()
+    def arbiter_add(login: str, password: str) -> None:
+        """Create an arbiter account."""
+        try:
+            services().accounts.add_arbiter(login, password)
+        except AccountError as error:
+            raise click.ClickException(str(error)) from None
+        click.echo(f"árbitro {login} creado")
+
+    @app.cli.command("device-add")
+    @click.argument("name")
+    def device_add(name: str) -> None:
+        """Register a device; prints its API token once."""
+        try:
+            token = services().accounts.add_device(name)
+        except AccountError as error:
+            raise click.ClickException(str(error)) from None
+        click.echo(token)
+

@@ -1,0 +1,514 @@
+"""The arbiter console (``/arbiter``): run a duplicate game and the classic top tables.
+
+Every action becomes one event through ``LiveGames.append`` (actor: the arbiter's
+login), so the rules check it and the screens follow within a second. Duplicate:
+create the game and its players, draw or enter the rack (D.III.12, D.III.19), run
+the clock (D.III.13), enter slips by table with the score shown as one types
+(D.III.20, D.III.25), see who has not handed in, publish the master chosen among
+the top plays (D.III.15-17), correct a slip with a reason, annul a wrong master
+(D.III.29), end the game (D.III.22). Classic: plays, challenges, passes, exchanges
+and the end of the game (C.25-C.45). Every view needs an arbiter session; every
+POST the CSRF token (``auth``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from datetime import datetime, timezone
+from typing import Any, Final
+
+from flask import Blueprint, abort, flash, g, jsonify, redirect, render_template, request, url_for
+from flask_babel import gettext as _  # type: ignore[import-untyped]
+from werkzeug.wrappers import Response
+
+from rules_core.alphabet import split_letters
+from rules_core.classic import ClassicGame
+from rules_core.duplicate import NO_SLIP, DuplicateGame, DuplicateSettings, Round, rack_labels
+from rules_core.events import Event, GameError
+from rules_core.racks import draw_rack
+from rules_core.slips import Slip, SlipScore, score_slip
+
+from .auth import login_required, wants_json
+from .display import board_labels, clock_state, game_record, master_squares
+from .live import LiveGames
+
+bp = Blueprint("arbiter", __name__, url_prefix="/arbiter")
+
+VOID_REASONS: Final = (
+    "caligrafía ininteligible",
+    "jugador no identificable",
+    "posición no identificable",
+    "coordenadas erróneas",
+    "flecha ausente o errónea",
+)  # D.III.20.4, D.III.25.c
+MAX_PLAYERS: Final = 500
+TOP_SHOWN: Final = 30
+
+
+def _games() -> LiveGames:
+    from .app import services
+
+    return services().games
+
+
+def _actor() -> str:
+    return str(g.arbiter)
+
+
+def _append(game_id: str, event: Event) -> bool:
+    """Append; a refusal by the rules is flashed. True when stored."""
+    try:
+        _games().append(game_id, event)
+    except GameError as error:
+        flash(str(error), "error")
+        return False
+    return True
+
+
+def _back(game_id: str) -> Response:
+    return redirect(url_for("arbiter.console", game_id=game_id))
+
+
+# -- games ---------------------------------------------------------------------------
+
+
+@bp.get("/")
+@login_required
+def index() -> str:
+    games = list(reversed(_games().store.games()))
+    return render_template("arbiter/index.html", games=games)
+
+
+@bp.post("/duplicate")
+@login_required
+def create_duplicate() -> Response:
+    form = request.form
+    name = form.get("name", "").strip()[:200] or _("Partida duplicada")
+    try:
+        settings = DuplicateSettings(
+            rounds=_int(form.get("rounds")) or None,
+            round_seconds=_int(form.get("round_seconds")) or 180,
+            bonuses=form.get("bonuses") == "on",
+            tie_breaks=form.get("tie_breaks") == "on",
+            seed=_int(form.get("seed")),
+        )
+        players = parse_players(form.get("players", ""))
+    except GameError as error:
+        flash(str(error), "error")
+        return redirect(url_for("arbiter.index"))
+    game_id = _games().create_duplicate(name, settings, actor=_actor())
+    added = sum(_append(game_id, _player_event(table, who)) for table, who in players)
+    flash(_("Partida creada con %(n)s jugadores.", n=added), "ok")
+    return _back(game_id)
+
+
+def _int(text: str | None) -> int | None:
+    text = (text or "").strip()
+    if not text:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise GameError(_("%(text)s no es un número", text=repr(text))) from None
+
+
+def parse_players(text: str, first_table: int = 1) -> list[tuple[int, str]]:
+    """Lines ``[table] name`` (the table defaults to the next free number)."""
+    players: list[tuple[int, str]] = []
+    table = first_table
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        head, _sep, rest = line.partition(" ")
+        if head.isdigit() and rest.strip():
+            table, name = int(head), rest.strip()
+        else:
+            name = line
+        players.append((table, name[:100]))
+        table += 1
+    if len(players) > MAX_PLAYERS:
+        raise GameError(_("como mucho %(n)s jugadores por partida", n=MAX_PLAYERS))
+    return players
+
+
+def _player_event(table: int, name: str) -> Event:
+    return Event("player_added", {"player": f"j{table}", "name": name, "table": table}, str(g.arbiter))
+
+
+@bp.post("/classic")
+@login_required
+def create_classic() -> Response:
+    form = request.form
+    players = [form.get("player1", "").strip()[:100], form.get("player2", "").strip()[:100]]
+    title = form.get("title", "").strip()[:200] or f"{players[0]} – {players[1]}"
+    try:
+        first = ClassicGame.create_event(players, title=title, actor=_actor())
+        game_id = _games().create("classic", title, first)
+    except GameError as error:
+        flash(str(error), "error")
+        return redirect(url_for("arbiter.index"))
+    flash(_("Mesa clásica creada."), "ok")
+    return _back(game_id)
+
+
+# -- the console -----------------------------------------------------------------------
+
+
+@bp.get("/g/<game_id>")
+@login_required
+def console(game_id: str) -> str:
+    record = game_record(game_id)
+    games = _games()
+    with games.reading(game_id) as game:
+        if isinstance(game, DuplicateGame):
+            context = duplicate_context(game, request.args.get("ronda"))
+            template = "arbiter/duplicate.html"
+        else:
+            context = classic_context(game)
+            template = "arbiter/classic.html"
+        version = len(game.events)
+    return render_template(template, game=record, version=version, void_reasons=VOID_REASONS, **context)
+
+
+def _duplicate(game_id: str) -> DuplicateGame:
+    game_record(game_id)
+    with _games().reading(game_id) as game:
+        if not isinstance(game, DuplicateGame):
+            abort(404)
+        return game
+
+
+def duplicate_context(game: DuplicateGame, wanted_round: str | None = None) -> dict[str, Any]:
+    """What the duplicate console shows (read under the game's lock)."""
+    current = game.current
+    open_round = current if current and current.master is None else None
+    shown = _shown_round(game, wanted_round)
+    return {
+        "state": console_state(game, shown.number if shown else None),
+        "players": sorted(game.players.values(), key=lambda p: p.table),
+        "current": current,
+        "open_round": open_round,
+        # a rack may be replaced (D.III.19) until the clock starts or a slip is in
+        "can_set_rack": not game.ended and (open_round is None or not (open_round.slips or open_round.timer)),
+        "settings": game.settings,
+        "board": board_labels(open_round.board if open_round else game.board),
+        "rack": rack_labels(open_round.rack) if open_round else [],
+        "last": [] if open_round else master_squares(_last_announced(game)),
+        "top": _top_json(game, open_round) if open_round else [],
+        "announced": [r for r in game.rounds if r.master is not None],
+        "ended": game.end_reason,
+    }
+
+
+def _last_announced(game: DuplicateGame) -> Round | None:
+    announced = [r for r in game.rounds if r.master is not None]
+    return announced[-1] if announced else None
+
+
+def _shown_round(game: DuplicateGame, wanted: str | None) -> Round | None:
+    if wanted and wanted.isdigit() and 1 <= int(wanted) <= len(game.rounds):
+        return game.round(int(wanted))
+    return game.current
+
+
+def console_state(game: DuplicateGame, number: int | None) -> dict[str, Any]:
+    """The console's live part for round ``number``: slips, missing tables, clock."""
+    r = game.round(number) if number else None
+    tables = {p.id: p for p in game.players.values()}
+    slips: list[dict[str, Any]] = []
+    if r is not None:
+        for player_id, slip in r.slips.items():
+            player = tables[player_id]
+            result = r.results.get(player_id, NO_SLIP)
+            corrected = sum(1 for e in r.history if e.data.get("player") == player_id) > 1
+            slips.append({"table": player.table, "name": player.name, "written": slip.notation or "",
+                          "play": result.play or "", "score": result.score, "reason": result.reason,
+                          "source": slip.source, "corrected": corrected, "late": slip.late,
+                          "blank": slip.blank_not_circled, "void": slip.void or ""})  # fmt: skip
+        slips.sort(key=lambda s: s["table"])
+    missing = sorted(p.table for p in game.players.values() if r is not None and p.id not in r.slips)
+    current = game.current
+    return {
+        "version": len(game.events),
+        "round": r.number if r else 0,
+        "current_round": current.number if current else 0,
+        "phase": "fin" if game.ended else ("ronda" if current and current.master is None else "espera"),
+        "master": r.master.notation if r and r.master else None,
+        "clock": clock_state(game, datetime.now(timezone.utc)),
+        "slips": slips,
+        "missing": missing,
+        "players": len(game.players),
+    }
+
+
+def _top_json(game: DuplicateGame, r: Round) -> list[dict[str, Any]]:
+    found = Counter(res.play for res in r.results.values() if res.valid)
+    return [{"play": p.notation, "score": p.score, "found": found.get(p.notation, 0)}
+            for p in game.top_plays(r.number)[:TOP_SHOWN]]  # fmt: skip
+
+
+@bp.get("/g/<game_id>/state")
+@login_required
+def state(game_id: str) -> Response:
+    game_record(game_id)
+    with _games().reading(game_id) as game:
+        if not isinstance(game, DuplicateGame):
+            abort(404)
+        shown = _shown_round(game, request.args.get("ronda"))
+        return jsonify(console_state(game, shown.number if shown else None))
+
+
+@bp.post("/g/<game_id>/players")
+@login_required
+def add_players(game_id: str) -> Response:
+    game = _duplicate(game_id)
+    with _games().reading(game_id):
+        next_table = max((p.table for p in game.players.values()), default=0) + 1
+    try:
+        players = parse_players(request.form.get("players", ""), next_table)
+    except GameError as error:
+        flash(str(error), "error")
+        return _back(game_id)
+    added = sum(_append(game_id, _player_event(table, name)) for table, name in players)
+    flash(_("%(n)s jugadores añadidos.", n=added), "ok")
+    return _back(game_id)
+
+
+# -- rack and clock ---------------------------------------------------------------------
+
+
+@bp.post("/g/<game_id>/rack")
+@login_required
+def set_rack(game_id: str) -> Response:
+    game = _duplicate(game_id)
+    with _games().reading(game_id):
+        event = _rack_event(game, request.form.get("action", "draw"), request.form.get("rack", ""))
+    if event is not None:
+        _append(game_id, event)
+    return _back(game_id)
+
+
+def _rack_event(game: DuplicateGame, action: str, text: str) -> Event | None:
+    current = game.current
+    number = current.number if current and current.master is None else len(game.rounds) + 1
+    if action == "manual":
+        labels = split_letters(text.replace(" ", "").replace(",", "").upper())
+        return Event("rack_set", {"round": number, "rack": labels, "source": "manual"}, _actor())
+    leave = list(game.leave)
+    bag = list((Counter(game.pool) - Counter(leave)).elements())
+    draws = sum(1 for e in game.events if e.kind == "rack_set")
+    seed = game.settings.seed
+    rng: random.Random = random.Random(f"{seed}:{draws}") if seed is not None else random.SystemRandom()
+    draw = draw_rack(leave, bag, number, rng)
+    if draw is None:
+        flash(_("No se puede formar ningún atril válido: la partida debe terminar (D.III.22)."), "error")
+        return None
+    data = {"round": number, "rack": rack_labels(draw.rack), "source": "sorteo", "redraws": draw.redraws}
+    return Event("rack_set", data, _actor())
+
+
+@bp.post("/g/<game_id>/timer")
+@login_required
+def timer(game_id: str) -> Response:
+    game = _duplicate(game_id)
+    action = request.form.get("action", "")
+    with _games().reading(game_id):
+        number = game.current.number if game.current else 0
+    _append(game_id, Event("timer", {"round": number, "action": action}, _actor()))
+    return _back(game_id)
+
+
+# -- slips --------------------------------------------------------------------------------
+
+
+def slip_from_form(values: Any) -> Slip:
+    """The slip the arbiter typed: the play (``-`` for none) and the facts noted."""
+    notation = str(values.get("play", "")).strip()
+    void = str(values.get("void", "")).strip()[:200] or None
+    return Slip(
+        None if notation in ("", "-") else notation[:60],
+        late=values.get("late") in ("1", "on", "true"),
+        blank_not_circled=values.get("blank") in ("1", "on", "true"),
+        void=void,
+        source="teclado",
+    )
+
+
+def _slip_target(game: DuplicateGame, values: Any) -> tuple[Round, str]:
+    table = str(values.get("table", "")).strip()
+    player = next((p for p in game.players.values() if str(p.table) == table), None)
+    if player is None:
+        raise GameError(_("no hay ningún jugador en la mesa %(t)s", t=repr(table)) if table else _("falta el número de mesa"))
+    number = str(values.get("round", "")).strip()
+    r = game.round(int(number)) if number.isdigit() else game.current
+    if r is None:
+        raise GameError(_("todavía no hay ninguna ronda"))
+    return r, player.id
+
+
+def _result_json(result: SlipScore) -> dict[str, Any]:
+    return {"play": result.play, "score": result.score, "reason": result.reason, "valid": result.valid}
+
+
+@bp.get("/g/<game_id>/check")
+@login_required
+def check(game_id: str) -> Response:
+    """What the slip being typed would score, and whose it is: nothing is stored."""
+    game = _duplicate(game_id)
+    with _games().reading(game_id):
+        try:
+            r, player_id = _slip_target(game, request.args)
+        except (GameError, ValueError) as error:
+            return jsonify({"error": str(error)})
+        player = game.players[player_id]
+        slip = slip_from_form(request.args)
+        result = score_slip(r.board, r.rack, game.lexicon, slip) if slip.notation or slip.late or slip.void else None
+        existing = r.results.get(player_id) if player_id in r.slips else None
+        return jsonify({
+            "round": r.number, "table": player.table, "name": player.name,
+            "result": _result_json(result) if result else None,
+            "existing": _result_json(existing) if existing else None,
+        })  # fmt: skip
+
+
+@bp.post("/g/<game_id>/slip")
+@login_required
+def enter_slip(game_id: str) -> Response | tuple[Response, int]:
+    """Record a slip, or correct one already entered (a reason is then required)."""
+    game = _duplicate(game_id)
+    values = request.form
+    with _games().reading(game_id):
+        try:
+            r, player_id = _slip_target(game, values)
+        except (GameError, ValueError) as error:
+            return _slip_reply(game_id, None, str(error))
+        correcting = player_id in r.slips
+    data: dict[str, Any] = {"round": r.number, "player": player_id, "slip": slip_from_form(values).to_json()}
+    if correcting:
+        data["reason"] = values.get("reason", "").strip()[:300]
+    try:
+        _games().append(game_id, Event("slip_corrected" if correcting else "slip", data, _actor()))
+    except GameError as error:
+        return _slip_reply(game_id, None, str(error))
+    with _games().reading(game_id):
+        result = r.results[player_id]
+        reply = {"table": game.players[player_id].table, "name": game.players[player_id].name,
+                 "corrected": correcting, "result": _result_json(result),
+                 "state": console_state(game, r.number)}  # fmt: skip
+    return _slip_reply(game_id, reply, None)
+
+
+def _slip_reply(game_id: str, reply: dict[str, Any] | None, error: str | None) -> Response | tuple[Response, int]:
+    if wants_json():
+        return (jsonify({"error": error}), 409) if error else jsonify(reply)
+    if error:
+        flash(error, "error")
+    elif reply:
+        flash(_("Mesa %(t)s: %(p)s, %(s)s puntos", t=reply["table"], p=reply["result"]["play"] or "-",
+                s=reply["result"]["score"]), "ok")  # fmt: skip
+    return _back(game_id)
+
+
+# -- master, annulment, end ------------------------------------------------------------
+
+
+@bp.post("/g/<game_id>/master")
+@login_required
+def master(game_id: str) -> Response:
+    game = _duplicate(game_id)
+    with _games().reading(game_id):
+        current = game.current
+        number = current.number if current else 0
+    play = request.form.get("play", "").strip() or None
+    if _append(game_id, Event("master_announced", {"round": number, "play": play}, _actor())):
+        with _games().reading(game_id):
+            r = game.round(number)
+            if r.master:
+                flash(_("Jugada maestra publicada: %(p)s, %(s)s puntos", p=r.master.notation, s=r.master.score), "ok")
+    return _back(game_id)
+
+
+@bp.post("/g/<game_id>/annul")
+@login_required
+def annul(game_id: str) -> Response:
+    _duplicate(game_id)
+    data = {"round": _int(request.form.get("round")) or 0, "reason": request.form.get("reason", "").strip()[:300]}
+    _append(game_id, Event("master_annulled", data, _actor()))
+    return _back(game_id)
+
+
+@bp.post("/g/<game_id>/end")
+@login_required
+def end(game_id: str) -> Response:
+    game_record(game_id)
+    with _games().reading(game_id) as game:
+        is_duplicate = isinstance(game, DuplicateGame)
+    reason = request.form.get("reason", "").strip()[:300]
+    if is_duplicate:
+        _append(game_id, Event("game_ended", {"reason": reason or None}, _actor()))
+    else:
+        racks = [request.form.get("rack1", "").strip() or None, request.form.get("rack2", "").strip() or None]
+        _append(game_id, ClassicGame.end_event(racks, request.form.get("ending") or None, actor=_actor()))
+    return _back(game_id)
+
+
+@bp.get("/g/<game_id>/log")
+@login_required
+def log(game_id: str) -> str:
+    record = game_record(game_id)
+    with _games().reading(game_id) as game:
+        events = list(game.events)
+    return render_template("arbiter/log.html", game=record, events=list(enumerate(events, start=1)))
+
+
+# -- classic tables ------------------------------------------------------------------------
+
+
+def classic_context(game: Any) -> dict[str, Any]:
+    """What the classic console shows (read under the game's lock)."""
+    return {
+        "classic": game,
+        "board": board_labels(game.board),
+        "sheet": game.scoresheet(),
+        "scores": game.scores,
+        "names": game.players,
+    }
+
+
+@bp.post("/g/<game_id>/turn")
+@login_required
+def turn(game_id: str) -> Response:
+    game_record(game_id)
+    with _games().reading(game_id) as game:
+        if not isinstance(game, ClassicGame):
+            abort(404)
+    try:
+        event = classic_event(request.form, _actor())
+    except (GameError, ValueError) as error:
+        flash(str(error), "error")
+        return _back(game_id)
+    _append(game_id, event)
+    return _back(game_id)
+
+
+def classic_event(form: Any, actor: str) -> Event:
+    """The classic turn typed in the console: play, pass, exchange, challenge, time penalty."""
+    kind = form.get("kind", "")
+    player = _int(form.get("player")) or 0
+    rack = form.get("rack", "").strip().upper() or None
+    if kind == "play":
+        return ClassicGame.play_event(player, form.get("play", "").strip(), rack=rack,
+                                      score=_int(form.get("score")), actor=actor)  # fmt: skip
+    if kind == "pass":
+        return ClassicGame.pass_event(player, actor=actor)
+    if kind == "exchange":
+        tiles = form.get("tiles", "").strip().upper() or None
+        count = None if tiles else _int(form.get("count"))
+        return ClassicGame.exchange_event(player, count, tiles=tiles, rack=rack, actor=actor)
+    if kind == "challenge":
+        return ClassicGame.challenge_event(player, actor=actor)
+    if kind == "time":
+        return ClassicGame.time_penalty_event(player, seconds_over=_int(form.get("seconds")), actor=actor)
+    raise GameError(_("acción desconocida: %(kind)s", kind=repr(kind)))

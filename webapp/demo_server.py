@@ -1,0 +1,293 @@
+"""The live demo of ``veedor serve --demo`` (``make demo``): games that play by themselves.
+
+A duplicate game with a dozen simulated players (``simulation``) advances on its
+own: a rack is drawn, the shortened clock runs, slips arrive during the round (with
+the mistakes of D.III.25 now and then), the clock closes, the rules' master is
+published, and the next round starts; a new game follows the end. A classic table
+replays a game generated at start (greedy players on a seeded bag), one turn every
+few seconds. Both go through ``LiveGames.append`` like any arbiter or device, so the
+screens, the console and the results show them live; an arbiter may step in (pause
+the clock, enter or correct slips) and the driver carries on from the state it finds.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import secrets
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Final
+
+from flask import Flask
+
+from rules_core.alphabet import BLANK, Tile, full_bag, is_blank
+from rules_core.board import Board
+from rules_core.classic import ClassicGame, rack_text
+from rules_core.duplicate import DuplicateGame, DuplicateSettings, rack_labels
+from rules_core.events import Event, GameError
+from rules_core.lexicon import Lexicon
+from rules_core.movegen import generate_plays
+from rules_core.racks import draw_rack
+from rules_core.scoring import RACK_SIZE
+from rules_core.slips import Slip
+
+from .live import LiveGames
+from .simulation import SimulatedPlayer, make_players, pick_play, write_slip
+from .store import StoreError
+
+log = logging.getLogger(__name__)
+
+DEMO_LOGIN: Final = "demo"
+ACTOR: Final = "demo"
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Seconds between the demo's steps."""
+
+    round_seconds: int = 30
+    show_rack: float = 4.0  # rack on screen before the clock starts
+    after_close: float = 3.0  # "TIEMPO" to the master
+    after_master: float = 8.0  # master on screen before the next rack
+    classic_turn: float = 5.0
+    restart: float = 30.0  # a finished game stays on screen
+    tick: float = 0.25
+
+
+def prepare_demo_data(folder: Path) -> None:
+    """Each demo starts on a fresh database in ``folder`` (the session key is kept)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in folder.glob("veedor.db*"):
+        path.unlink()
+
+
+@dataclass
+class _Plan:
+    """The simulated slips of the open round: (seconds after the start, player, slip)."""
+
+    number: int
+    slips: list[tuple[float, str, Slip]] = field(default_factory=list)
+
+
+class Demo:
+    """The driver threads; ``stop`` ends them."""
+
+    def __init__(self, games: LiveGames, timing: Timing, seed: int) -> None:
+        self.games = games
+        self.timing = timing
+        self.rng = random.Random(seed)
+        self.players = make_players(12)
+        self.stopped = threading.Event()
+        self.duplicate_id = self._new_duplicate()
+        self.classic_id = ""
+        self._classic_events = classic_demo_events(games.lexicon, self.rng.randrange(10**6))
+        self.classic_id = games.create("classic", _classic_title(self._classic_events[0]), self._classic_events[0])
+        self._plan: _Plan | None = None
+        self._since = time.monotonic()
+        self._threads = [
+            threading.Thread(target=self._loop, args=(self._duplicate_step,), name="demo-duplicate", daemon=True),
+            threading.Thread(target=self._loop, args=(self._classic_step,), name="demo-classic", daemon=True),
+        ]
+        self._classic_next = 1
+        self._classic_at = time.monotonic() + timing.classic_turn
+
+    def start(self) -> None:
+        for thread in self._threads:
+            thread.start()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        for thread in self._threads:
+            thread.join(timeout=5)
+
+    def _loop(self, step: object) -> None:
+        assert callable(step)
+        while not self.stopped.wait(self.timing.tick):
+            try:
+                step()
+            except (GameError, StoreError) as error:  # an arbiter got there first: carry on
+                log.info("demo: %s", error)
+            except Exception:  # the demo must not die; say why and go on
+                log.exception("demo step failed")
+                self.stopped.wait(2.0)
+
+    # -- duplicate -----------------------------------------------------------------
+
+    def _new_duplicate(self) -> str:
+        settings = DuplicateSettings(round_seconds=self.timing.round_seconds, bonuses=True, seed=self.rng.randrange(10**6))
+        game_id = self.games.create_duplicate("Duplicada de demostración", settings, actor=ACTOR)
+        for p in self.players:
+            self.games.append(game_id, Event("player_added", {"player": p.id, "name": p.name, "table": p.table}, ACTOR))
+        return game_id
+
+    def _append(self, event: Event) -> None:
+        self.games.append(self.duplicate_id, event)
+        self._since = time.monotonic()
+
+    def _duplicate_step(self) -> None:
+        waited = time.monotonic() - self._since
+        with self.games.reading(self.duplicate_id) as live:
+            assert isinstance(live, DuplicateGame)
+            event = self._next_duplicate_event(live, waited)
+        if event == "restart":
+            self.duplicate_id = self._new_duplicate()
+            self._since = time.monotonic()
+        elif isinstance(event, Event):
+            self._append(event)
+
+    def _next_duplicate_event(self, game: DuplicateGame, waited: float) -> Event | str | None:
+        t = self.timing
+        current = game.current
+        if game.ended:
+            return "restart" if waited >= t.restart else None
+        if current is None or current.master is not None:
+            return self._draw(game) if waited >= (t.after_master if current else t.show_rack) else None
+        actions = [a for a, _at in current.timer]
+        if not actions:
+            return Event("timer", {"round": current.number, "action": "start"}, ACTOR) if waited >= t.show_rack else None
+        if "close" in actions:
+            return self._master(game) if waited >= t.after_close else None
+        if not current.timer_running:
+            return None  # paused by an arbiter
+        now = datetime.now(timezone.utc)
+        left = current.remaining_seconds(game.settings.round_seconds, now)
+        due = self._due_slip(game, game.settings.round_seconds - left)
+        if due is not None:
+            return due
+        return Event("timer", {"round": current.number, "action": "close"}, ACTOR) if left <= 0 else None
+
+    def _draw(self, game: DuplicateGame) -> Event:
+        number = len(game.rounds) + 1
+        bag = list((Counter(game.pool) - Counter(game.leave)).elements())
+        draw = draw_rack(list(game.leave), bag, number, self.rng)
+        if draw is None:
+            return Event("game_ended", {"reason": "no se puede formar ningún atril válido (D.III.22)"}, ACTOR)
+        data = {"round": number, "rack": rack_labels(draw.rack), "source": "sorteo", "redraws": draw.redraws}
+        return Event("rack_set", data, ACTOR)
+
+    def _due_slip(self, game: DuplicateGame, elapsed: float) -> Event | None:
+        r = game.current
+        assert r is not None
+        if self._plan is None or self._plan.number != r.number:
+            self._plan = _plan_round(game, self.players, self.rng, game.settings.round_seconds)
+        while self._plan.slips and self._plan.slips[0][0] <= elapsed:
+            _at, player, slip = self._plan.slips.pop(0)
+            if player in game.players and player not in r.slips:
+                return Event("slip", {"round": r.number, "player": player, "slip": slip.to_json()}, ACTOR)
+        return None
+
+    def _master(self, game: DuplicateGame) -> Event:
+        r = game.current
+        assert r is not None
+        top = game.top_plays(r.number)
+        if not top:
+            return Event("game_ended", {"reason": "no hay ninguna jugada posible (D.III.22)"}, ACTOR)
+        return Event("master_announced", {"round": r.number, "play": top[0].notation}, ACTOR)
+
+    # -- classic ------------------------------------------------------------------------
+
+    def _classic_step(self) -> None:
+        if time.monotonic() < self._classic_at:
+            return
+        if self._classic_next >= len(self._classic_events):
+            self._classic_events = classic_demo_events(self.games.lexicon, self.rng.randrange(10**6))
+            first = self._classic_events[0]
+            self.classic_id = self.games.create("classic", _classic_title(first), first)
+            self._classic_next = 1
+        else:
+            self.games.append(self.classic_id, self._classic_events[self._classic_next])
+            self._classic_next += 1
+        done = self._classic_next >= len(self._classic_events)
+        self._classic_at = time.monotonic() + (self.timing.restart if done else self.timing.classic_turn)
+
+
+def _plan_round(game: DuplicateGame, players: list[SimulatedPlayer], rng: random.Random, seconds: int) -> _Plan:
+    r = game.current
+    assert r is not None
+    plays = generate_plays(r.board, r.rack, game.lexicon)
+    top = game.top_plays(r.number)
+    plan = _Plan(r.number)
+    if not plays or not top:
+        return plan
+    for p in players:
+        slip = write_slip(pick_play(p.strength, plays, top[0], rng), p, rng)
+        plan.slips.append((rng.uniform(0.25, 0.95) * seconds, p.id, slip))
+    plan.slips.sort(key=lambda item: item[0])
+    return plan
+
+
+def _classic_title(first: Event) -> str:
+    return str(first.data.get("title") or "Mesa clásica")
+
+
+def classic_demo_events(lexicon: Lexicon, seed: int, names: tuple[str, str] = ("Ana", "Bruno")) -> list[Event]:
+    """A whole classic game between two greedy players on a seeded bag, as events.
+
+    Ana plays the best play, Bruno one of the three best; a player with no play
+    passes; the game ends when one goes out with the bag empty (C.45.4) or after
+    four passes in a row (C.45.2). Every event is checked by ``ClassicGame``.
+    """
+    rng = random.Random(seed)
+    bag = full_bag()
+    rng.shuffle(bag)
+    racks: list[list[Tile]] = [[bag.pop() for _ in range(RACK_SIZE)] for _ in (0, 1)]
+    board = Board()
+    game = ClassicGame(lexicon)
+    events = [ClassicGame.create_event(list(names), title=f"{names[0]} – {names[1]} (demostración)", actor=ACTOR)]
+    game.apply(events[0])
+    player, passes = 0, 0
+    while len(events) < 120:
+        plays = generate_plays(board, racks[player], lexicon)
+        if plays:
+            play = plays[0] if player == 0 else plays[rng.randrange(min(3, len(plays)))]
+            event = ClassicGame.play_event(player, play.notation, rack=rack_text(racks[player]), actor=ACTOR)
+            _place(board, racks[player], play.play.squares(), play.word)
+            while len(racks[player]) < RACK_SIZE and bag:
+                racks[player].append(bag.pop())
+            passes = 0
+        else:
+            event = ClassicGame.pass_event(player, actor=ACTOR)
+            passes += 1
+        game.apply(event)
+        events.append(event)
+        if (not racks[player] and not bag) or passes >= 4:
+            end = ClassicGame.end_event([rack_text(racks[0]), rack_text(racks[1])], actor=ACTOR)
+            game.apply(end)
+            events.append(end)
+            break
+        player ^= 1
+    return events
+
+
+def _place(board: Board, rack: list[Tile], squares: list[tuple[int, int]], word: bytes) -> None:
+    for square, tile in zip(squares, word):
+        if not board[square]:
+            board[square] = tile
+            rack.remove(BLANK if is_blank(tile) else tile)
+
+
+def start_demo(app: Flask, base_url: str, timing: Timing | None = None, seed: int | None = None) -> Demo:
+    """Create the demo arbiter and games, start the drivers, print where to look."""
+    from .app import services
+
+    found = services(app)
+    password = secrets.token_urlsafe(9)
+    found.accounts.remove_arbiter(DEMO_LOGIN)
+    found.accounts.add_arbiter(DEMO_LOGIN, password)
+    demo = Demo(found.games, timing or Timing(), seed if seed is not None else random.randrange(10**6))
+    demo.start()
+    print(
+        "Veedor: demostración en marcha (Ctrl-C para parar)\n"
+        f"  pantalla de la duplicada: {base_url}/display/{demo.duplicate_id}\n"
+        f"  pantalla de la mesa clásica: {base_url}/display/{demo.classic_id}\n"
+        f"  consola de arbitraje: {base_url}/arbiter/g/{demo.duplicate_id}\n"
+        f"  resultados: {base_url}/results/{demo.duplicate_id}\n"
+        f"  usuario: {DEMO_LOGIN}   contraseña: {password}",
+        flush=True,
+    )
+    return demo

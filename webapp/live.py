@@ -1,0 +1,150 @@
+"""Live games: the game service that wakes the screens when a game changes.
+
+``LiveGames`` is the ``GameService`` every request of the web app uses. It lets one
+writer at a time change the games (the server runs a thread per request), and after
+each stored event it bumps the game's *version* (its number of events) and wakes
+every Server-Sent Events stream waiting on that game. Screens then read one snapshot
+per version, built once under the lock by ``view`` and shared by every client.
+
+Every source of events (the arbiter console, later the slip scanner and the
+cameras through the device API) goes through ``append``, so they all reach the
+screens the same way. The live state lives in one process: serve a database from
+one server process.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from rules_core.events import Event
+from rules_core.lexicon import Lexicon
+
+from .games import Game, GameService, _replay
+from .store import EventStore
+
+T = TypeVar("T")
+Listener = Callable[[str, Event], None]
+
+
+class LiveGames(GameService):
+    """A ``GameService`` whose changes are serialised and announced to waiting streams."""
+
+    def __init__(self, store: EventStore, lexicon: Lexicon) -> None:
+        super().__init__(store, lexicon)
+        self.lock = threading.RLock()  # held while a game is read or changed
+        self._changed = threading.Condition(threading.Lock())
+        self._versions: dict[str, int] = {}
+        self._views: dict[tuple[str, str], tuple[int, Any]] = {}
+        self._listeners: list[Listener] = []
+        self._closing = False
+
+    # -- changes -----------------------------------------------------------
+
+    def create(self, mode: str, name: str, first: Event) -> str:
+        with self.lock:
+            game = _replay(mode, [first], self.lexicon)
+            game_id = self.store.create_game(mode, name, first, game.summary())
+            self._live[game_id] = game
+        self._announce(game_id, first)
+        return game_id
+
+    def open(self, game_id: str) -> Game:
+        with self.lock:
+            return super().open(game_id)
+
+    def append(self, game_id: str, event: Event) -> None:
+        """Apply and store ``event`` (see ``GameService.append``), then wake the streams."""
+        with self.lock:
+            super().append(game_id, event)
+        self._announce(game_id, event)
+
+    def subscribe(self, listener: Listener) -> None:
+        """Call ``listener(game_id, event)`` after every stored event (outside the lock)."""
+        self._listeners.append(listener)
+
+    def _announce(self, game_id: str, event: Event) -> None:
+        with self.lock:
+            version = len(self.open(game_id).events)
+        with self._changed:
+            self._versions[game_id] = version
+            self._changed.notify_all()
+        for listener in list(self._listeners):
+            listener(game_id, event)
+
+    # -- reading -----------------------------------------------------------
+
+    @contextmanager
+    def reading(self, game_id: str) -> Iterator[Game]:
+        """The live game, held so that no change happens while it is read."""
+        with self.lock:
+            yield self.open(game_id)
+
+    def version(self, game_id: str) -> int:
+        """The game's number of stored events (loads the game if needed)."""
+        with self.lock:
+            version = len(self.open(game_id).events)
+        with self._changed:
+            self._versions.setdefault(game_id, version)
+            return self._versions[game_id]
+
+    def wait(self, game_id: str, seen: int, timeout: float) -> int:
+        """Block until the game's version differs from ``seen`` or ``timeout`` passes; the version."""
+        current = self.version(game_id)
+        if current != seen:
+            return current
+        with self._changed:
+            self._changed.wait_for(
+                lambda: self._closing or self._versions.get(game_id, 0) != seen, timeout
+            )
+            return self._versions.get(game_id, 0)
+
+    def view(self, game_id: str, name: str, build: Callable[[Game], T]) -> tuple[int, T]:
+        """``build(game)`` for the game's current version, built once and shared."""
+        with self.lock:
+            game = self.open(game_id)
+            version = len(game.events)
+            cached = self._views.get((game_id, name))
+            if cached is not None and cached[0] == version:
+                return version, cached[1]
+            value = build(game)
+            self._views[(game_id, name)] = (version, value)
+            return version, value
+
+    # -- shutting down -------------------------------------------------------
+
+    @property
+    def closing(self) -> bool:
+        return self._closing
+
+    def close(self) -> None:
+        """Wake every waiting stream so that it ends (the server is stopping)."""
+        with self._changed:
+            self._closing = True
+            self._changed.notify_all()
+
+
+class StreamSlots:
+    """A cap on open event streams, so that streams never take every server thread."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._open = 0
+        self._lock = threading.Lock()
+
+    @property
+    def open(self) -> int:
+        return self._open
+
+    def acquire(self) -> bool:
+        with self._lock:
+            if self._open >= self.limit:
+                return False
+            self._open += 1
+            return True
+
+    def release(self) -> None:
+        with self._lock:
+            self._open -= 1

@@ -1,0 +1,183 @@
+"""``veedor serve``, ``veedor arbiter``, ``veedor device``: run the web app and manage its accounts.
+
+``serve`` runs the app under waitress, a production WSGI server in pure Python. A
+live screen holds one server thread for as long as it is connected (Server-Sent
+Events), so ``--threads`` bounds screens plus ordinary requests: the app accepts at
+most ``threads - RESERVED_THREADS`` streams and answers 503 beyond that (the screen
+retries), keeping threads for the arbiters. ``--demo`` also plays a demo game by
+itself (``demo_server``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import signal
+import sys
+from pathlib import Path
+from typing import Any, Final
+
+from flask import Flask
+
+from .auth import AccountError, Accounts
+from .store import EventStore
+
+DEFAULT_PORT: Final = 8080
+DEFAULT_THREADS: Final = 100
+RESERVED_THREADS: Final = 16  # never taken by live screens
+
+
+def add_serve_commands(commands: Any) -> None:
+    """Add ``serve``, ``arbiter`` and ``device`` to the CLI's subcommands."""
+    serve = commands.add_parser("serve", help="run the web app (screens, arbiter console, results)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    _add_storage_options(serve)
+    serve.add_argument("--lexicon", metavar="PATH", help="word list (default: $VEEDOR_LEXICON, else the free list)")
+    serve.add_argument("--threads", type=int, default=DEFAULT_THREADS,
+                       help=f"server threads; live screens use at most threads-{RESERVED_THREADS}")  # fmt: skip
+    serve.add_argument("--demo", action="store_true", help="play a demo game by itself (see demo_server)")
+    serve.set_defaults(run=run_serve)
+
+    arbiter = commands.add_parser("arbiter", help="arbiter accounts of the web app")
+    arbiter_actions = arbiter.add_subparsers(required=True, metavar="ACTION")
+    add = arbiter_actions.add_parser("add", help="create an arbiter account (asks for the password)")
+    add.add_argument("login")
+    add.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
+    _add_storage_options(add)
+    add.set_defaults(run=run_arbiter_add)
+    remove = arbiter_actions.add_parser("remove", help="delete an arbiter account")
+    remove.add_argument("login")
+    _add_storage_options(remove)
+    remove.set_defaults(run=run_arbiter_remove)
+
+    device = commands.add_parser("device", help="device tokens for the API (slip scanner, cameras)")
+    device_actions = device.add_subparsers(required=True, metavar="ACTION")
+    add_device = device_actions.add_parser("add", help="register a device and print its token once")
+    add_device.add_argument("name")
+    _add_storage_options(add_device)
+    add_device.set_defaults(run=run_device_add)
+    remove_device = device_actions.add_parser("remove", help="revoke a device's token")
+    remove_device.add_argument("name")
+    _add_storage_options(remove_device)
+    remove_device.set_defaults(run=run_device_remove)
+
+
+def _add_storage_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", metavar="DIR", default="veedor-data",
+                        help="folder for the database and the session key (default ./veedor-data)")  # fmt: skip
+    parser.add_argument("--db", metavar="URL", help="database URL (default: SQLite veedor.db in --data)")
+
+
+def database_url(args: argparse.Namespace) -> str:
+    """``--db``, else SQLite in ``--data``. An in-memory database cannot be served (one per thread)."""
+    if args.db:
+        if args.db.startswith("sqlite") and (args.db.rstrip("/") == "sqlite:" or ":memory:" in args.db):
+            raise SystemExit("veedor: una base de datos en memoria no sirve para el servidor; use un archivo")
+        return str(args.db)
+    folder = Path(args.data).resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'veedor.db'}"
+
+
+def _accounts(args: argparse.Namespace) -> Accounts:
+    return Accounts(EventStore(database_url(args)).engine)
+
+
+def run_arbiter_add(args: argparse.Namespace) -> int:
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = getpass.getpass("contraseña: ")
+        if getpass.getpass("repítala: ") != password:
+            print("veedor: las contraseñas no coinciden", file=sys.stderr)
+            return 2
+    try:
+        _accounts(args).add_arbiter(args.login, password)
+    except AccountError as error:
+        print(f"veedor: {error}", file=sys.stderr)
+        return 2
+    print(f"árbitro {args.login} creado")
+    return 0
+
+
+def run_arbiter_remove(args: argparse.Namespace) -> int:
+    _accounts(args).remove_arbiter(args.login)
+    return 0
+
+
+def run_device_remove(args: argparse.Namespace) -> int:
+    _accounts(args).remove_device(args.name)
+    return 0
+
+
+def run_device_add(args: argparse.Namespace) -> int:
+    try:
+        token = _accounts(args).add_device(args.name)
+    except AccountError as error:
+        print(f"veedor: {error}", file=sys.stderr)
+        return 2
+    print(token)
+    return 0
+
+
+def make_server(app: Flask, host: str, port: int, threads: int) -> Any:
+    """A waitress server for ``app`` (``.run()`` serves until ``.close()``; port 0 picks one)."""
+    import waitress  # type: ignore[import-untyped]
+
+    return waitress.create_server(
+        app, host=host, port=port, threads=threads, connection_limit=threads * 2 + 50,
+        max_request_body_size=app.config["MAX_CONTENT_LENGTH"], asyncore_use_poll=True, ident="Veedor",
+    )  # fmt: skip
+
+
+def serve_app(args: argparse.Namespace) -> Flask:
+    """The app ``serve`` runs, from its options."""
+    from .app import create_app
+
+    threads = max(args.threads, RESERVED_THREADS + 4)
+    data = Path(args.data).resolve()
+    if args.demo:
+        from .demo_server import prepare_demo_data
+
+        prepare_demo_data(data)
+    return create_app({
+        "INSTANCE_PATH": str(data),
+        "DATABASE_URL": database_url(args),
+        "LEXICON_PATH": args.lexicon,
+        "LIVE_MAX_STREAMS": threads - RESERVED_THREADS,
+    })  # fmt: skip
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from .app import services
+
+    app = serve_app(args)
+    try:
+        server = make_server(app, args.host, args.port, max(args.threads, RESERVED_THREADS + 4))
+    except OSError as error:
+        print(f"veedor: no se puede servir en {args.host}:{args.port}: {error.strerror}", file=sys.stderr)
+        return 2
+    base = f"http://{args.host}:{server.effective_port}"
+    demo = None
+    if args.demo:
+        from .demo_server import start_demo
+
+        demo = start_demo(app, base)
+    else:
+        print(f"Veedor en {base}/  (arbitraje: {base}/arbiter/, resultados: {base}/results)", flush=True)
+    def stop(_signum: int, _frame: object) -> None:
+        services(app).games.close()  # end the live streams first: their threads are then free
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        server.run()  # waitress stops its threads on KeyboardInterrupt
+        print("\nparando…", flush=True)
+    finally:
+        if demo is not None:
+            demo.stop()
+        services(app).games.close()
+        server.close()
+    return 0
