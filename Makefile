@@ -5,7 +5,8 @@
 VENV := .venv
 PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
-SYSTEM_PACKAGES := python3 python3-venv python3-dev gcc
+SYSTEM_PACKAGES := python3 python3-venv python3-dev gcc \
+	fonts-dejavu-core fonts-urw-base35 fonts-freefont-ttf fonts-liberation
 TEST_PACKAGES := postgresql chromium
 export OMP_THREAD_LIMIT := 1
 
@@ -21,6 +22,7 @@ test: $(INSTALLED) test-packages
 bench: $(INSTALLED)
 	$(PYTHON) tests/benchmarks/bench_rules.py
 	$(PYTHON) tests/benchmarks/bench_web.py
+	$(PYTHON) tests/benchmarks/bench_board.py
 
 typecheck: $(INSTALLED)
 	$(VENV)/bin/mypy

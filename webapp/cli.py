@@ -3,7 +3,7 @@
 Subcommands: ``moves`` (every legal play of a position), ``score`` (check and score
 one play), ``demo`` (a solitaire in the terminal), ``duplicate simulate``, ``classic
 replay``, ``serve`` (the web app), ``arbiter`` and ``device`` (accounts and device
-tokens). Exit status: 0 done, 1 an
+tokens), ``read-board``, ``watch-board``, ``print-markers`` (the board camera). Exit status: 0 done, 1 an
 illegal play, 2 bad input (a malformed position, notation or lexicon).
 """
 
@@ -26,6 +26,7 @@ from rules_core.notation import NotationError, Play
 from rules_core.validation import PlayCheck, check_play
 
 from . import demo
+from .board_commands import add_board_commands
 from .classic_commands import add_classic_commands
 from .duplicate_commands import add_duplicate_commands
 from .serve_commands import add_serve_commands
@@ -68,6 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     add_duplicate_commands(commands)
     add_classic_commands(commands)
     add_serve_commands(commands)
+    add_board_commands(commands)
 
     game = commands.add_parser("demo", help="a game played out in the terminal")
     game.add_argument("--seed", type=int, default=2017, help="seed of the bag (default 2017)")

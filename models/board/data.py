@@ -1,0 +1,96 @@
+"""Cell crops for the board classifier: from renders (``vision.board.render``) and real photos.
+
+Real photos are the German set in ``$VEEDOR_SHARED/data/boards_de`` (test data, read
+in place, never copied). Whole games are kept apart (``TRAIN_GAMES`` for training,
+``HELDOUT_GAMES`` only for measuring); game13 replays game02's game, so both are
+held out together.
+
+Crops are made exactly as at run time (``cells.board_crops``); render crops are cut
+with the true homography disturbed by about a twentieth of a cell at each corner,
+as the board finder leaves it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.board import render as R
+from vision.board.cells import board_crops
+from vision.board.find import find_board
+from vision.board.geometry import GRID_CORNERS, SIZE, apply_homography
+from vision.board.labels import INDEX, class_of_truth
+
+REPO: Final = Path(__file__).resolve().parents[2]
+SHARED: Final = Path(os.environ.get("VEEDOR_SHARED", REPO.parent / "shared"))
+PHOTOS: Final = SHARED / "data" / "boards_de"
+TRAIN_GAMES: Final = ("game01", "game06", "game12_png", "board_tests")
+HELDOUT_GAMES: Final = ("game02", "game13_png", "game08", "game07_alt")
+
+
+@dataclass(frozen=True)
+class Photo:
+    """One real photo with its ground truth: 15 strings of 15 characters, row A first."""
+
+    game: str
+    path: Path
+    board: tuple[str, ...]
+    note: str
+
+    @property
+    def has_hand(self) -> bool:
+        return "hand" in self.note.lower()
+
+
+def photos(games: tuple[str, ...]) -> Iterator[Photo]:
+    """The photos of those games, in ``gt.json`` order."""
+    for game in games:
+        truth = json.loads((PHOTOS / game / "gt.json").read_text(encoding="utf-8"))
+        for item in truth["images"]:
+            yield Photo(game, PHOTOS / game / item["file"], tuple(item["board"]), item.get("note", "") or "")
+
+
+def photo_labels(photo: Photo) -> NDArray[np.int64]:
+    """The 225 class indices of a photo's ground truth, row-major from A1."""
+    return np.array([INDEX[class_of_truth(ch)] for row in photo.board for ch in row], np.int64)
+
+
+def jittered(image_from_board: NDArray[np.float64], rng: np.random.Generator, sigma: float) -> NDArray[np.float64]:
+    """The homography with each grid corner moved by ``sigma`` cells (normal), as a finder errs."""
+    corners = apply_homography(image_from_board, GRID_CORNERS)
+    pitch = float(np.linalg.norm(corners[1] - corners[0])) / SIZE
+    moved = corners + rng.normal(0, sigma * pitch, corners.shape)
+    return cv2.getPerspectiveTransform(GRID_CORNERS.astype(np.float32), moved.astype(np.float32)).astype(np.float64)
+
+
+def render_samples(
+    rng: np.random.Generator, split: str, keep_empty: float, width: int = 1280, height: int = 720, hands: int | None = None
+) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
+    """Crops and labels of one random rendered scene (empties kept with probability
+    ``keep_empty``, the centre star square always)."""
+    scene = R.random_scene(rng, split=split, width=width, height=height, hands=hands)
+    frame = R.render(scene)
+    crops = board_crops(frame.image, jittered(frame.image_from_board, rng, 0.05))
+    labels = np.array([INDEX[name] for row in frame.labels for name in row], np.int64)
+    keep = (labels != INDEX["."]) | (rng.random(len(labels)) < keep_empty)
+    keep[7 * SIZE + 7] = True
+    return crops[keep], labels[keep]
+
+
+def photo_samples(photo: Photo) -> tuple[NDArray[np.uint8], NDArray[np.int64]] | None:
+    """All 225 crops of a real photo as the finder sees it, or None when no board is found."""
+    image = cv2.imread(str(photo.path))
+    if image is None:
+        raise FileNotFoundError(f"no se puede leer {photo.path}")
+    found = find_board(image)
+    if not found.found or found.image_from_board is None:
+        return None
+    return board_crops(image, found.image_from_board), photo_labels(photo)

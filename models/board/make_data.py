@@ -1,0 +1,50 @@
+"""Build the training crops: ``python -m models.board.make_data OUT.npz --scenes N --seed S``.
+
+Writes ``x`` (N x 40 x 40 x 3 uint8, normalised BGR crops), ``y`` (class indices) and
+``source`` (0 render, 1 real photo). Real crops come only from ``data.TRAIN_GAMES``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import cv2
+import numpy as np
+
+from . import data
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out")
+    parser.add_argument("--scenes", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--keep-empty", type=float, default=0.15)
+    parser.add_argument("--no-photos", action="store_true")
+    parser.add_argument("--max-hands", type=int, default=None, help="hands per scene drawn from 0..N (default: the renderer's odds)")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(args.seed)
+    xs, ys, src = [], [], []
+    start = time.time()
+    if not args.no_photos:
+        for photo in data.photos(data.TRAIN_GAMES):
+            sample = data.photo_samples(photo)
+            if sample is None:
+                print("board not found:", photo.path, flush=True)
+                continue
+            xs.append(sample[0]); ys.append(sample[1]); src.append(np.ones(len(sample[1]), np.int8))
+        print(f"photos: {sum(len(y) for y in ys)} crops, {time.time() - start:.0f}s", flush=True)
+    for i in range(args.scenes):
+        hands = None if args.max_hands is None else int(rng.integers(0, args.max_hands + 1))
+        x, y = data.render_samples(rng, "train", args.keep_empty, hands=hands)
+        xs.append(x); ys.append(y); src.append(np.zeros(len(y), np.int8))
+        if i % 100 == 0:
+            print(f"scene {i}: {sum(len(y) for y in ys)} crops, {time.time() - start:.0f}s", flush=True)
+    np.savez_compressed(args.out, x=np.concatenate(xs), y=np.concatenate(ys), source=np.concatenate(src))
+    print("done", sum(len(y) for y in ys), f"{time.time() - start:.0f}s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

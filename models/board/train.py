@@ -1,0 +1,117 @@
+"""Train the cell classifier: ``python -m models.board.train DATA.npz [DATA2.npz ...]``.
+
+Fixed seeds, one thread (the machine is shared). Crops from ``make_data``; real
+photo crops (from the training games only) are drawn four times as often as
+render crops. On-the-fly augmentation: shift, turn and scale (a finder's error,
+tiles off-centre), per-channel gain and offset (light), blur and noise. Writes
+``models/board/board_cells.onnx`` (via ``export``), ``labels.json`` and a log of
+the epochs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from .export import export
+from .net import CellNet
+
+HERE = Path(__file__).resolve().parent
+SEED = 2017
+
+
+def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """x: N x 3 x 40 x 40 in 0..1 -> the same, disturbed."""
+    n = x.shape[0]
+    angle = (torch.rand(n, generator=gen) - 0.5) * 2 * math.radians(8)
+    scale = 1 + (torch.rand(n, generator=gen) - 0.5) * 0.16
+    shift = (torch.rand(n, 2, generator=gen) - 0.5) * 2 * (3.0 / 20)
+    cos, sin = torch.cos(angle) / scale, torch.sin(angle) / scale
+    theta = torch.stack([torch.stack([cos, -sin, shift[:, 0]], 1), torch.stack([sin, cos, shift[:, 1]], 1)], 1)
+    grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    x = F.grid_sample(x, grid, padding_mode="border", align_corners=False)
+    gain = 1 + (torch.rand(n, 3, 1, 1, generator=gen) - 0.5) * 0.4
+    offset = (torch.rand(n, 1, 1, 1, generator=gen) - 0.5) * 0.2
+    contrast = 1 + (torch.rand(n, 1, 1, 1, generator=gen) - 0.5) * 0.5
+    mean = x.mean(dim=(1, 2, 3), keepdim=True)
+    x = (x - mean) * contrast + mean
+    x = x * gain + offset
+    blur = torch.rand(n, generator=gen) < 0.25
+    if blur.any():
+        x[blur] = F.avg_pool2d(x[blur], 3, 1, 1, count_include_pad=False)
+    x = x + torch.randn(x.shape, generator=gen) * (torch.rand(n, 1, 1, 1, generator=gen) * 0.04)
+    return x.clamp(0, 1)
+
+
+def load(paths: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    xs, ys, ss = [], [], []
+    for path in paths:
+        data = np.load(path)
+        xs.append(data["x"]); ys.append(data["y"]); ss.append(data["source"])
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(ss)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("data", nargs="+")
+    parser.add_argument("--epochs", type=int, default=14)
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--epoch-size", type=int, default=0, help="crops drawn per epoch (default: the training set's size)")
+    parser.add_argument("--out", default=str(HERE / "board_cells.onnx"))
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    torch.manual_seed(SEED)
+    rng = np.random.default_rng(SEED)
+    gen = torch.Generator().manual_seed(SEED)
+    x, y, source = load(args.data)
+    order = rng.permutation(len(y))
+    val = order[: len(y) // 20]
+    train = order[len(y) // 20 :]
+    weights = np.where(source[train] == 1, 4.0, 1.0)
+    weights /= weights.sum()
+    print(f"{len(train)} train crops ({int((source[train] == 1).sum())} real), {len(val)} validation", flush=True)
+    model = CellNet()
+    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    steps_per_epoch = (args.epoch_size or len(train)) // args.batch
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.epochs * steps_per_epoch)
+    xt = torch.from_numpy(x).permute(0, 3, 1, 2)  # N x 3 x 40 x 40 uint8
+    yt = torch.from_numpy(y)
+    start = time.time()
+    for epoch in range(args.epochs):
+        model.train()
+        picks = rng.choice(train, size=steps_per_epoch * args.batch, p=weights)
+        total = 0.0
+        for step in range(steps_per_epoch):
+            idx = torch.from_numpy(picks[step * args.batch : (step + 1) * args.batch])
+            batch = augment(xt[idx].float() / 255.0, gen)
+            loss = F.cross_entropy(model(batch), yt[idx], label_smoothing=0.05)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += loss.item()
+        accuracy = evaluate(model, xt[val], yt[val])
+        print(f"epoch {epoch + 1}: loss {total / steps_per_epoch:.4f} val acc {accuracy:.4f} {time.time() - start:.0f}s", flush=True)
+    export(model, Path(args.out))
+    print("exported", args.out, flush=True)
+
+
+@torch.no_grad()
+def evaluate(model: CellNet, x: torch.Tensor, y: torch.Tensor) -> float:
+    model.eval()
+    correct = 0
+    for i in range(0, len(y), 1024):
+        logits = model(x[i : i + 1024].float() / 255.0)
+        correct += int((logits.argmax(1) == y[i : i + 1024]).sum())
+    return correct / max(1, len(y))
+
+
+if __name__ == "__main__":
+    main()

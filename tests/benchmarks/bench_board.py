@@ -1,0 +1,264 @@
+"""Benchmark of the board reader (issue 6), each figure next to its target.
+
+Run with ``make bench`` (or ``python tests/benchmarks/bench_board.py [--quick]``).
+
+1. Real photos of the games kept out of training (``models.board.data.HELDOUT_GAMES``,
+   German set in ../shared): board found in every photo without a hand; cells read
+   wrongly as tile/empty <= 0.1 %; blank tiles found >= 99 %; letters shared by both
+   alphabets read right >= 99.5 %; letters not Spanish never read as a Spanish letter.
+2. Rendered Spanish boards with settings not used in training (``split="heldout"``:
+   other fonts, colours, stronger perspective): the same.
+3. Time per 1920x1080 frame on one core (the tracker's path: refit + read) <= 50 ms;
+   the cold search for a board is timed too.
+4. Rendered games with hands: every play committed within 1 s of the hands leaving;
+   no wrong play ever committed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from models.board import data  # noqa: E402
+from rules_core.lexicon import load_lexicon  # noqa: E402
+from vision.board import render as R  # noqa: E402
+from vision.board.cells import board_crops  # noqa: E402
+from vision.board.classify import default_classifier  # noqa: E402
+from vision.board.find import find_board, refine_board  # noqa: E402
+from vision.board.labels import BLANK, CLASSES, COVERED, FOREIGN, SPANISH, is_tile  # noqa: E402
+from vision.board.reading import classify_board, read_board  # noqa: E402
+from vision.board.scenes import game_frames, solitaire_steps  # noqa: E402
+from vision.board.tracker import BoardTracker, TrackerSettings  # noqa: E402
+
+
+class Tally:
+    """Cell counts for the accuracy figures."""
+
+    def __init__(self) -> None:
+        self.cells = self.occupancy_errors = 0
+        self.blanks = self.blanks_found = 0
+        self.shared = self.shared_right = 0
+        self.foreign = self.foreign_right = self.foreign_as_spanish = 0
+        self.covered_false = 0
+        self.confusion = np.zeros((len(CLASSES), len(CLASSES)), np.int64)
+
+    def add(self, truth: list[str], predicted: list[str]) -> None:
+        for t, p in zip(truth, predicted):
+            self.cells += 1
+            self.confusion[CLASSES.index(t), CLASSES.index(p)] += 1
+            if is_tile(t) != is_tile(p):
+                self.occupancy_errors += 1
+            if p == COVERED and t != COVERED:
+                self.covered_false += 1
+            if t == BLANK:
+                self.blanks += 1
+                self.blanks_found += p == BLANK
+            elif t in SPANISH:
+                self.shared += 1
+                self.shared_right += p == t
+            elif t == FOREIGN:
+                self.foreign += 1
+                self.foreign_right += p == FOREIGN
+                self.foreign_as_spanish += p in SPANISH
+
+    def figures(self) -> dict[str, Any]:
+        return {
+            "cells": self.cells,
+            "occupancy_error_pct": 100 * self.occupancy_errors / max(1, self.cells),
+            "occupancy_errors": self.occupancy_errors,
+            "blanks": self.blanks,
+            "blank_found_pct": 100 * self.blanks_found / max(1, self.blanks),
+            "letters": self.shared,
+            "letters_right_pct": 100 * self.shared_right / max(1, self.shared),
+            "foreign": self.foreign,
+            "foreign_right_pct": 100 * self.foreign_right / max(1, self.foreign),
+            "foreign_as_spanish": self.foreign_as_spanish,
+            "covered_false": self.covered_false,
+        }
+
+
+def bench_photos() -> dict[str, Any]:
+    classifier = default_classifier()
+    tally, found, total, hands = Tally(), 0, 0, []
+    turns_right = 0
+    for photo in data.photos(data.HELDOUT_GAMES):
+        image = cv2.imread(str(photo.path))
+        if photo.has_hand:
+            reading = read_board(image, turn=0, classifier=classifier)
+            hands.append({"photo": f"{photo.game}/{photo.path.name}", "found": reading.found,
+                          "covered_cells": sum(row.count(COVERED) for row in reading.labels)})
+            continue
+        total += 1
+        reading = read_board(image, turn=None, classifier=classifier)
+        if not reading.found:
+            print(f"  not found: {photo.game}/{photo.path.name}: {reading.reason}", flush=True)
+            continue
+        found += 1
+        turns_right += reading.turn == 0 or reading.turn_guess is None or reading.turn_guess.turn is None
+        if reading.turn != 0:
+            assert reading.find is not None
+            reading = classify_board(image, reading.find, classifier, turn=0)
+        truth = [data.class_of_truth(ch) for row in photo.board for ch in row]
+        predicted = [name for row in reading.labels for name in row]
+        tally.add(truth, predicted)
+    return {"photos": total, "found": found, "turn_right": turns_right, **tally.figures(), "hands": hands,
+            "confusion": tally.confusion.tolist()}
+
+
+def bench_renders(count: int, seed: int = 90210) -> dict[str, Any]:
+    classifier = default_classifier()
+    rng = np.random.default_rng(seed)
+    tally, found, turns_right = Tally(), 0, 0
+    for _ in range(count):
+        scene = R.random_scene(rng, split="heldout", hands=0)
+        frame = R.render(scene)
+        reading = read_board(frame.image, classifier=classifier)
+        if not reading.found:
+            continue
+        found += 1
+        truth_turn = _true_turn(reading, frame)
+        turns_right += reading.turn == truth_turn
+        if reading.turn != truth_turn:
+            assert reading.find is not None
+            reading = classify_board(frame.image, reading.find, classifier, turn=truth_turn)
+        tally.add([n for row in frame.labels for n in row], [n for row in reading.labels for n in row])
+    return {"renders": count, "found": found, "turn_right": turns_right, **tally.figures(), "confusion": tally.confusion.tolist()}
+
+
+def _true_turn(reading: Any, frame: R.Render) -> int:
+    """The turn whose row A corner is the render's true A1 corner."""
+    from vision.board.geometry import image_corners, rotate_board_frame
+
+    truth = image_corners(frame.image_from_board)[0]
+    upright = rotate_board_frame(reading.image_from_board, -reading.turn)
+    distances = [float(np.linalg.norm(image_corners(rotate_board_frame(upright, k))[0] - truth)) for k in range(4)]
+    return int(np.argmin(distances))
+
+
+def bench_time(count: int) -> dict[str, Any]:
+    classifier = default_classifier()
+    rng = np.random.default_rng(7)
+    track, cold = [], []
+    for _ in range(count):
+        scene = R.random_scene(rng, R.random_cells(rng, 0.3), hands=0)
+        frame = R.render(scene)
+        start = time.perf_counter()
+        first = find_board(frame.image)
+        if not first.found or first.image_from_board is None:
+            continue
+        classifier.probabilities(board_crops(frame.image, first.image_from_board))
+        cold.append(time.perf_counter() - start)
+        for _ in range(3):
+            start = time.perf_counter()
+            again = refine_board(frame.image, first.image_from_board, passes=1)
+            assert again.image_from_board is not None
+            classifier.probabilities(board_crops(frame.image, again.image_from_board))
+            track.append(time.perf_counter() - start)
+    return {"frames": len(cold), "track_ms_median": 1000 * statistics.median(track), "track_ms_p95": 1000 * float(np.percentile(track, 95)),
+            "cold_ms_median": 1000 * statistics.median(cold)}
+
+
+def bench_games(games: int, plays: int) -> dict[str, Any]:
+    """Rendered games of ``plays`` plays with hands. A doubt is resolved as the arbiter
+    would, with the play really made (``tracker.correct``), and counted as a doubt."""
+    from rules_core.notation import Play
+
+    lexicon = load_lexicon()
+    latencies: list[float] = []
+    wrong = missed = doubts = committed = 0
+    for g in range(games):
+        game = solitaire_steps(lexicon, plays, seed=100 + g)
+        rng = np.random.default_rng(500 + g)
+        scene = R.random_scene(rng, R.empty_labels(), hands=0)
+        scene = replace(scene, lighting=replace(scene.lighting, gain=max(scene.lighting.gain, 0.6)))
+        tracker = BoardTracker(f"mesa-{g}", lexicon, TrackerSettings())
+        expected = [play.notation() for play, _ in game]
+        left_at: dict[int, float] = {}
+        seen: list[tuple[str, float]] = []
+        done = 0  # plays on the tracker's board, committed or corrected
+        for frame, truth in game_frames([("place", placed) for _, placed in game], scene):
+            if truth.left is not None:
+                left_at[truth.left] = frame.t
+            for report in tracker.feed(frame):
+                if report.kind == "play":
+                    seen.append((report.notation or "", report.t))
+                    done += 1
+                elif report.kind == "doubt":
+                    doubts += 1
+                    print(f"  game {g} doubt ({report.reason}): {report.message}", flush=True)
+                    if done < len(expected):
+                        tracker.correct(Play.from_notation(expected[done]))
+                        done += 1
+        for k, notation in enumerate(expected):
+            match = [t for n, t in seen if n == notation]
+            if not match:
+                missed += 1
+                continue
+            committed += 1
+            latencies.append(match[0] - left_at[k])
+        wrong += sum(1 for n, _ in seen if n not in expected)
+        if any(n not in expected for n, _ in seen):
+            print(f"  game {g} wrong plays: {[n for n, _ in seen if n not in expected]}", flush=True)
+    return {"games": games, "plays": games * plays, "committed": committed, "missed": missed, "doubts": doubts,
+            "wrong": wrong, "latency_max_s": round(max(latencies), 2) if latencies else None,
+            "latency_median_s": round(statistics.median(latencies), 2) if latencies else None}
+
+
+def row(what: str, figure: str, target: str) -> str:
+    return f"| {what} | {figure} | {target} |"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="fewer renders and games")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    renders, frames, games = (20, 5, 1) if args.quick else (80, 12, 3)
+    print("real photos of the held-out games...", flush=True)
+    photos = bench_photos()
+    print("rendered boards, held-out settings...", flush=True)
+    rendered = bench_renders(renders)
+    print("time per frame...", flush=True)
+    timing = bench_time(frames)
+    print("rendered games with hands...", flush=True)
+    game = bench_games(games, 6)
+    lines = ["| what | figure | target |", "| --- | --- | --- |"]
+    for name, f in (("real photos (held-out games)", photos), ("renders (held-out settings)", rendered)):
+        n = f.get("photos", f.get("renders"))
+        lines += [
+            row(f"{name}: board found", f"{f['found']}/{n}", "all (photos without a hand)"),
+            row(f"{name}: cells wrong as tile/empty", f"{f['occupancy_error_pct']:.3f}% ({f['occupancy_errors']}/{f['cells']})", "<= 0.1%"),
+            row(f"{name}: blank tiles found", f"{f['blank_found_pct']:.1f}% of {f['blanks']}", ">= 99%"),
+            row(f"{name}: shared letters right", f"{f['letters_right_pct']:.2f}% of {f['letters']}", ">= 99.5%"),
+            row(f"{name}: non-Spanish letters read `*`", f"{f['foreign_right_pct']:.1f}% of {f['foreign']}; as a Spanish letter: {f['foreign_as_spanish']}", "never a Spanish letter"),
+            row(f"{name}: row A inferred", f"{f['turn_right']}/{f['found']}", ""),
+        ]
+    lines += [
+        row("time per 1920x1080 frame, tracking (refit + read 225 cells), one core", f"median {timing['track_ms_median']:.0f} ms, p95 {timing['track_ms_p95']:.0f} ms", "<= 50 ms"),
+        row("time per 1920x1080 frame, cold search + read", f"median {timing['cold_ms_median']:.0f} ms", ""),
+        row("rendered games with hands: plays committed by the camera alone", f"{game['committed']}/{game['plays']} (doubts put to the arbiter: {game['doubts']})", "all"),
+        row("rendered games: commit after hands leave", f"max {game['latency_max_s']} s, median {game['latency_median_s']} s", "<= 1 s"),
+        row("rendered games: wrong plays committed", str(game["wrong"]), "0"),
+    ]
+    print("\n".join(lines))
+    for hand in photos["hands"]:
+        print(f"photo with a hand {hand['photo']}: found {hand['found']}, {hand['covered_cells']} cells read as covered")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"photos": photos, "renders": rendered, "time": timing, "games": game}, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""Camera reports into a classic game: plays recorded, challenges sent, doubts queued and
+resolved by the arbiter in one action."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules_core.alphabet import tile_from_label
+from rules_core.classic import ClassicGame
+from rules_core.lexicon import Lexicon
+from rules_core.notation import Play
+from vision.board.desk import CameraDesk
+from vision.board.tracker import EMPTY_LABELS, BoardTracker, Report, _Proposal
+from webapp.games import GameService
+from webapp.store import EventStore
+
+
+@pytest.fixture
+def desk(small_lexicon: Lexicon) -> CameraDesk:
+    service = GameService(EventStore("sqlite://"), small_lexicon)
+    game_id = service.create("classic", "Mesa 1", ClassicGame.create_event(["Ana", "Bruno"]))
+    tracker = BoardTracker("mesa-1", small_lexicon)
+    d = CameraDesk(tracker, service, game_id)
+    tracker.on_report = d.handle
+    return d
+
+
+def _report(kind: str, notation: str | None = None, reason: str = "") -> Report:
+    return Report(kind, "mesa-1", 1.0, 10, "…", reason=reason, notation=notation, frame_path="/tmp/f.jpg")
+
+
+def _game(desk: CameraDesk) -> ClassicGame:
+    game = desk.games.open(desk.game_id)
+    assert isinstance(game, ClassicGame)
+    return game
+
+
+def test_a_camera_play_is_recorded_for_the_player_to_move(desk: CameraDesk) -> None:
+    desk.handle(_report("play", "H8 CASA"))
+    game = _game(desk)
+    assert [t.notation for t in game.turns] == ["H8 CASA"]
+    assert game.events[-1].actor == "camera:mesa-1"
+    assert game.to_move == 1
+
+
+def test_tiles_lifted_send_a_challenge(desk: CameraDesk) -> None:
+    desk.handle(_report("play", "H8 CASA"))
+    desk.handle(_report("play", "8H CLE"))  # a phony recorded (C.38), then challenged
+    desk.handle(_report("withdrawn", "8H CLE"))
+    game = _game(desk)
+    assert game.turns[-1].withdrawn
+    assert desk.queue.pending() == []
+
+
+def test_a_doubt_waits_for_the_arbiter_who_confirms_it(desk: CameraDesk) -> None:
+    tiles = {(7, 7): tile_from_label("C"), (7, 8): tile_from_label("A"), (7, 9): tile_from_label("S"), (7, 10): tile_from_label("A")}
+    labels = [list(row) for row in EMPTY_LABELS]
+    for (r, c), _ in tiles.items():
+        labels[r][c] = "CASA"[c - 7]
+    desk.tracker.proposal = _Proposal(tuple(tuple(r) for r in labels), Play.from_notation("H8 CASA"), tiles)
+    desk.handle(_report("doubt", None, "unsure"))
+    [item] = desk.state()["doubts"]
+    assert item["report"]["frame_path"] == "/tmp/f.jpg"
+    assert desk.confirm(item["id"], "arbitro") == "H8 CASA"
+    assert [t.notation for t in _game(desk).turns] == ["H8 CASA"]
+    assert _game(desk).events[-1].actor == "arbiter:arbitro"
+    assert desk.queue.pending() == []
+
+
+def test_the_arbiter_corrects_a_reading(desk: CameraDesk) -> None:
+    desk.tracker.proposal = _Proposal(EMPTY_LABELS, None, {})
+    item = desk.queue.add("mesa-1", _report("doubt", None, "no_play"))
+    assert desk.correct(item.id, "H8 CASO", "arbitro") == "H8 CASO"
+    assert [t.notation for t in _game(desk).turns] == ["H8 CASO"]
+    assert desk.tracker.status.cgp.startswith("15/15/15/15/15/15/15/7CASO4")  # the tracker's board follows

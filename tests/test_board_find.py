@@ -1,0 +1,103 @@
+"""Board finding: real tournament photos (German set, ../shared), renders, frames with no board."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.conftest import SHARED
+from vision.board import render as R
+from vision.board.classify import default_classifier
+from vision.board.find import find_board
+from vision.board.geometry import image_corners, quarter_turn_matrix, rotate_board_frame
+from vision.board.labels import is_tile
+from vision.board.reading import classify_board
+
+PHOTOS = SHARED / "data" / "boards_de"
+# a few held-out photos: plain, full board, re-shot under other light, pre-cropped
+SAMPLES = [("game02", "image-3.jpg"), ("game02", "image-25.jpg"), ("game13_png", "board-12.jpg"), ("game08", "image-10.jpg")]
+
+
+def _photo(game: str, name: str) -> np.ndarray:
+    path = PHOTOS / game / name
+    if not path.exists():
+        pytest.fail(f"test data missing: {path} (set VEEDOR_SHARED to the shared/ folder)")
+    image = cv2.imread(str(path))
+    assert image is not None
+    return image
+
+
+def _truth(game: str, name: str) -> list[str]:
+    items = json.loads((PHOTOS / game / "gt.json").read_text(encoding="utf-8"))["images"]
+    return next(i["board"] for i in items if i["file"] == name)
+
+
+@pytest.mark.parametrize(("game", "name"), SAMPLES)
+def test_finds_the_grid_of_real_photos(game: str, name: str) -> None:
+    image = _photo(game, name)
+    found = find_board(image)
+    assert found.found, found.reason
+    corners = found.corners
+    assert corners is not None
+    # the photos are taken from above with row A at the top: A1 is the top-left corner
+    h, w = image.shape[:2]
+    assert corners[0][0] < w / 3 and corners[0][1] < h / 3
+    assert found.details["premium"] > 0.9
+    # read on that grid, every square is a tile or empty as the ground truth says
+    reading = classify_board(image, found, default_classifier(), turn=0)
+    occupied = [[ch != "." for ch in row] for row in _truth(game, name)]
+    assert [[is_tile(label) for label in row] for row in reading.labels] == occupied
+
+
+def test_grid_corners_match_a_render() -> None:
+    rng = np.random.default_rng(11)
+    scene = R.random_scene(rng, R.random_cells(rng, 0.2), hands=0, width=1280, height=720)
+    scene = replace(scene, camera=R.Camera(1280, 720, (640, 360), 600, 17.0, 0.05, 30.0), lighting=R.Lighting())
+    frame = R.render(scene)
+    found = find_board(frame.image)
+    assert found.found, found.reason
+    truth = image_corners(frame.image_from_board)
+    assert found.corners is not None
+    error = min(np.abs(np.roll(found.corners, k, axis=0) - truth).max() for k in range(4))
+    assert error < 0.15 * 600 / 15
+
+
+def test_no_board_is_an_answer_with_a_reason() -> None:
+    rng = np.random.default_rng(3)
+    table = (rng.normal(0, 12, (720, 1280, 3)) + np.array([60, 90, 130])).clip(0, 255).astype(np.uint8)
+    found = find_board(table)
+    assert not found.found
+    assert found.reason
+    assert found.image_from_board is None and found.corners is None
+
+
+def test_bad_input_is_named() -> None:
+    with pytest.raises(ValueError, match="H x W x 3"):
+        find_board(np.zeros((100, 100), np.uint8))
+
+
+def test_quarter_turns_compose() -> None:
+    h = np.array([[40.0, 0, 100], [0, 40.0, 50], [0, 0, 1]])
+    assert np.allclose(rotate_board_frame(rotate_board_frame(h, 1), 3), h)
+    assert np.allclose(quarter_turn_matrix(2) @ quarter_turn_matrix(2), np.eye(3))
+    # turned once, row A is the old column 15: its first corner is the old top-right
+    assert np.allclose(image_corners(rotate_board_frame(h, 1))[0], image_corners(h)[1])
+
+
+def test_markers_find_the_board_and_row_a() -> None:
+    from vision.board.markers import find_with_markers
+
+    rng = np.random.default_rng(21)
+    scene = R.random_scene(rng, R.random_cells(rng, 0.15), hands=0, width=1280, height=720)
+    board = replace(scene.board, markers=True, frame_width=1.4, margin=0.3)
+    camera = R.Camera(1280, 720, (640, 360), 520, 183.0, 0.03, 10.0)
+    frame = R.render(replace(scene, board=board, camera=camera, lighting=R.Lighting()))
+    found, turn = find_with_markers(frame.image)
+    assert found.found, found.reason
+    assert turn is not None and found.image_from_board is not None
+    corners = image_corners(rotate_board_frame(found.image_from_board, turn))
+    assert np.abs(corners - image_corners(frame.image_from_board)).max() < 0.15 * 520 / 15

@@ -1,0 +1,82 @@
+"""Warping the board square and cutting one crop per cell, as the cell classifier sees them.
+
+The board is warped so that a cell is ``CELL_PX`` pixels and every crop keeps
+``CONTEXT_PX`` pixels of its neighbours on each side (tiles lie off-centre, and
+their tops lean away from the camera's axis), giving ``CROP_PX`` square crops.
+Crop ``r * 15 + c`` is cell (row r, col c) of the board as ``image_from_board``
+labels it (row A first). Colours are stretched per board (``normalise_board``) so
+dim light and colour casts reach the classifier as a standard board.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from .geometry import SIZE, FloatArray, board_to_canvas
+
+CELL_PX: Final = 32
+CONTEXT_PX: Final = 4
+CROP_PX: Final = CELL_PX + 2 * CONTEXT_PX  # 40
+CANVAS_PX: Final = SIZE * CELL_PX + 2 * CONTEXT_PX  # 488
+
+
+def canvas_from_board() -> FloatArray:
+    """Board (u, v) cells -> canvas pixels of ``warp_board``."""
+    return board_to_canvas(CELL_PX, CONTEXT_PX / CELL_PX)
+
+
+def warp_board(image: NDArray[np.uint8], image_from_board: FloatArray) -> NDArray[np.uint8]:
+    """The board warped square: ``CANVAS_PX x CANVAS_PX x 3`` BGR, row A at the top."""
+    warp = canvas_from_board() @ np.linalg.inv(image_from_board)
+    return cv2.warpPerspective(image, warp, (CANVAS_PX, CANVAS_PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def normalise_board(canvas: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """Each colour channel stretched so its 1st..99th percentiles over the board span 0..255."""
+    sample = canvas[CONTEXT_PX:-CONTEXT_PX:5, CONTEXT_PX:-CONTEXT_PX:5].reshape(-1, 3).astype(np.float32)
+    lo = np.percentile(sample, 1.0, axis=0)
+    hi = np.percentile(sample, 99.0, axis=0)
+    lut = np.empty((3, 256), np.uint8)
+    levels = np.arange(256, dtype=np.float32)
+    for ch in range(3):
+        lut[ch] = np.clip((levels - lo[ch]) * 255.0 / max(float(hi[ch] - lo[ch]), 8.0), 0, 255).astype(np.uint8)
+    out = np.empty_like(canvas)
+    for ch in range(3):
+        out[..., ch] = lut[ch][canvas[..., ch]]
+    return out
+
+
+def cut_cells(canvas: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """The 225 crops of a warped board, ``225 x CROP_PX x CROP_PX x 3``, row-major from A1."""
+    if canvas.shape[:2] != (CANVAS_PX, CANVAS_PX):
+        raise ValueError(f"se esperaba un tablero de {CANVAS_PX}x{CANVAS_PX}, no {canvas.shape[1]}x{canvas.shape[0]}")
+    strides = canvas.strides
+    view = np.lib.stride_tricks.as_strided(
+        canvas,
+        shape=(SIZE, SIZE, CROP_PX, CROP_PX, 3),
+        strides=(strides[0] * CELL_PX, strides[1] * CELL_PX, strides[0], strides[1], strides[2]),
+        writeable=False,
+    )
+    return np.ascontiguousarray(view.reshape(SIZE * SIZE, CROP_PX, CROP_PX, 3))
+
+
+def board_crops(image: NDArray[np.uint8], image_from_board: FloatArray) -> NDArray[np.uint8]:
+    """Warp, normalise and cut: the classifier's input for one frame."""
+    return cut_cells(normalise_board(warp_board(image, image_from_board)))
+
+
+def rotate_crops(crops: NDArray[np.uint8], k: int) -> NDArray[np.uint8]:
+    """The crops of the same board relabelled ``k`` quarter turns clockwise (``geometry``):
+    the grid of crops is turned and so is each crop."""
+    k %= 4
+    if k == 0:
+        return crops
+    grid = crops.reshape(SIZE, SIZE, CROP_PX, CROP_PX, 3)
+    # a clockwise relabelling shows the image turned counter-clockwise
+    turned = np.rot90(grid, k=k, axes=(0, 1))
+    turned = np.rot90(turned, k=k, axes=(2, 3))
+    return np.ascontiguousarray(turned.reshape(SIZE * SIZE, CROP_PX, CROP_PX, 3))

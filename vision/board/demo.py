@@ -1,0 +1,61 @@
+"""The demo table: a rendered game, seen by a simulated camera, through the real pipeline.
+
+``run_demo_table(service, game_id)`` renders a game of ``plays`` plays (best play
+of each rack, moves from the move generator), feeds every frame to a
+``BoardTracker`` and its ``CameraDesk``, so each play reaches the classic game
+(and whatever shows it, such as the projection screen) exactly as a real
+camera's would. With ``realtime`` the frames come at their own pace (10 a
+second); ``on_frame`` sees each frame and the desk (for a live view).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from hardware.camera import Frame
+from rules_core.lexicon import Lexicon
+
+from . import render as R
+from .desk import CameraDesk, Games
+from .scenes import game_frames, solitaire_steps
+from .tracker import BoardTracker, TrackerSettings
+
+
+def create_demo_game(service: Games, lexicon: Lexicon, players: tuple[str, str] = ("Ana", "Bruno")) -> str:
+    """A new classic game for the demo table (``service`` is a ``GameService``)."""
+    from rules_core.classic import ClassicGame
+
+    create = getattr(service, "create")
+    return str(create("classic", "Mesa 1 (demostración)", ClassicGame.create_event(list(players), lexicon=lexicon.name)))
+
+
+def run_demo_table(
+    service: Games,
+    game_id: str,
+    lexicon: Lexicon,
+    *,
+    plays: int = 8,
+    seed: int = 1,
+    realtime: bool = False,
+    on_frame: Callable[[Frame, CameraDesk], None] | None = None,
+) -> CameraDesk:
+    """Play a rendered game into ``game_id`` through tracker and desk; returns the desk."""
+    tracker = BoardTracker("mesa-demo", lexicon, TrackerSettings())
+    desk = CameraDesk(tracker, service, game_id)
+    tracker.on_report = desk.handle
+    steps = [("place", placed) for _, placed in solitaire_steps(lexicon, plays, seed=seed)]
+    rng = np.random.default_rng(seed)
+    scene = R.random_scene(rng, R.empty_labels(), hands=0, width=1280, height=720)
+    start = time.monotonic()
+    for frame, _ in game_frames(steps, scene):
+        if realtime:
+            delay = frame.t - (time.monotonic() - start)
+            if delay > 0:
+                time.sleep(delay)
+        tracker.feed(frame)
+        if on_frame:
+            on_frame(frame, desk)
+    return desk

@@ -1,0 +1,490 @@
+"""Finding the 15x15 grid in a camera frame, without markers.
+
+``find_board(image)`` returns a ``BoardFind``: ``found`` is False with a ``reason``
+when there is no board (an expected outcome, not an exception). When found,
+``image_from_board`` maps board points to image pixels (see ``geometry`` for the
+conventions: board (u, v) in cell units, u along columns, v along rows; image
+(x, y) in pixels). The grid is labelled *upright*: row A is the grid edge that
+faces the top of the image; ``orientation`` turns it to the real row A.
+
+How: (1) the board's green (the frame's main saturated hue between yellow and
+cyan, a few candidates tried) makes a mask; pieces cut apart by tiles are joined
+and the largest quadrilateral inside the hull of the largest region is the first
+guess (a frame the board fills is tried too); (2) that quadrilateral is warped
+square with some slack, the dark grid lines (tiles, the brightest things, count
+little) are fitted by the few best combs of 16 evenly spaced lines on each axis,
+the pair whose premium layout matches best is kept, then each line is followed
+band by band and the line crossings fit the homography (RANSAC), looking wide and
+then close; (3) checks: the crossings must fit one grid, the premium layout
+(coloured squares where ``board.PREMIUMS`` has them, green elsewhere) must match
+overall and in each quarter, and better than the grid shifted one cell.
+``refine_board`` re-runs (2)-(3) from a known homography (a camera kept on the
+same board: cheaper and steadier).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Final
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from rules_core.board import PREMIUMS, Premium
+
+from .geometry import (
+    SIZE,
+    FloatArray,
+    apply_homography,
+    board_to_canvas,
+    cell_pitch,
+    image_corners,
+    rotate_board_frame,
+    upright_turn,
+)
+
+WORK_SIDE: Final = 640  # the mask is made on the frame scaled to this longest side
+CANVAS_CELL: Final = 32  # pixels per cell when the grid is warped square for fitting
+CANVAS_MARGIN: Final = 1.0  # cells of margin around the grid in that warp
+MIN_BOARD_FRACTION: Final = 0.02  # the board covers at least this much of the frame
+QUAD_SLACK: Final = 0.12  # spare canvas around the green outline, as a fraction of it
+BANDS: Final = 6  # pieces of each grid line followed separately
+LAYOUT_MIN_PREMIUM: Final = 0.8  # premium squares that must not look like plain green
+LAYOUT_MIN_PLAIN: Final = 0.25  # plain squares that must look green
+LAYOUT_MIN_MARGIN: Final = 0.15
+LAYOUT_MIN_QUADRANT: Final = 0.6  # in each quarter of the board, premium squares not green
+MIN_LINE_FIT: Final = 0.7  # line crossings within an eighth of a cell of the fitted grid  # best layout match ahead of the grid shifted by one cell
+
+_PREMIUM_MASK: Final = np.array([[p is not Premium.NONE for p in row] for row in PREMIUMS])
+
+
+@dataclass(frozen=True)
+class BoardFind:
+    """The grid found in a frame, or why not.
+
+    ``image_from_board`` (3x3, board (u, v) cells -> image (x, y) pixels) is None
+    when ``found`` is False. ``layout_score`` is how well the premium colours match
+    (1.0 perfect); ``pitch`` the cell size in pixels.
+    """
+
+    found: bool
+    reason: str = ""
+    image_from_board: FloatArray | None = None
+    layout_score: float = 0.0
+    pitch: float = 0.0
+    details: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def corners(self) -> FloatArray | None:
+        """Grid corners in the image, row A col 1 first, clockwise (``4 x 2``)."""
+        return None if self.image_from_board is None else image_corners(self.image_from_board)
+
+
+def not_found(reason: str, **details: float) -> BoardFind:
+    return BoardFind(False, reason, details=dict(details))
+
+
+def find_board(image: NDArray[np.uint8]) -> BoardFind:
+    """Find the grid in a BGR frame, with no prior knowledge of where it is."""
+    _check_image(image)
+    scale = min(1.0, WORK_SIDE / max(image.shape[:2]))
+    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+    stretched = stretch_channels(small)
+    result = not_found("no se ve ninguna zona verde del tamaño de un tablero")
+    for green in green_candidates(stretched):
+        quad = outline_quad(board_mask(stretched, green))
+        if quad is None:
+            continue
+        attempt = _find_in_quad(image, quad / scale)
+        if attempt.found:
+            return attempt
+        result = attempt
+    # Uneven light can break the green outline; a board filling the frame is tried too.
+    h, w = image.shape[:2]
+    if abs(w - h) < 0.25 * max(w, h):
+        frame = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float64)
+        whole = _find_in_quad(image, frame)
+        if whole.found:
+            return whole
+    return result
+
+
+def _find_in_quad(image: NDArray[np.uint8], quad: FloatArray) -> BoardFind:
+    """Fit the grid near ``quad`` (image points, clockwise): the quad is warped to a square
+    of 15 canvas cells with ``QUAD_SLACK`` of it spare on each side, since the green
+    outline may be larger (margin) or smaller (a corner cut) than the grid."""
+    inner = CANVAS_CELL * SIZE
+    pad = QUAD_SLACK * inner
+    side = int(round(inner + 2 * pad))
+    target = np.array([[pad, pad], [pad + inner, pad], [pad + inner, pad + inner], [pad, pad + inner]], np.float32)
+    image_from_canvas = cv2.getPerspectiveTransform(target, quad.astype(np.float32)).astype(np.float64)
+    first = _fit_grid_global(image, image_from_canvas, side)
+    if first is None:
+        return not_found("no se encuentran las líneas de la cuadrícula de 15x15")
+    return refine_board(image, first)
+
+
+def refine_board(
+    image: NDArray[np.uint8],
+    image_from_board: FloatArray,
+    *,
+    passes: int = 2,
+) -> BoardFind:
+    """Refit the grid near a known homography and check the premium layout."""
+    _check_image(image)
+    current = np.asarray(image_from_board, np.float64)
+    fit = 0.0
+    for _ in range(passes):
+        fitted = _fit_grid_local(image, current)
+        if fitted is None:
+            return not_found("las líneas de la cuadrícula no se siguen (tablero tapado o movido)")
+        current, fit = fitted
+    if fit < MIN_LINE_FIT:
+        return not_found("las líneas de la cuadrícula no forman una cuadrícula regular", lines=fit)
+    current = rotate_board_frame(current, upright_turn(current))
+    if not _plausible(current, image.shape):
+        return not_found("la cuadrícula hallada no tiene forma de tablero")
+    score, details = layout_match(image, current)
+    if details["premium"] < LAYOUT_MIN_PREMIUM or details["plain"] < LAYOUT_MIN_PLAIN:
+        return not_found("los colores de las casillas no siguen el diseño del tablero", **details)
+    details["lines"] = fit
+    if details["worst_quadrant"] < LAYOUT_MIN_QUADRANT:
+        return not_found("una parte del tablero no sigue el diseño de casillas", **details)
+    if details["margin"] < LAYOUT_MIN_MARGIN:
+        return not_found("la cuadrícula podría estar desplazada una casilla", **details)
+    return BoardFind(True, "", current, score, cell_pitch(current), details)
+
+
+def _check_image(image: NDArray[np.uint8]) -> None:
+    if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3:
+        shape = getattr(image, "shape", None)
+        raise ValueError(f"se esperaba una imagen BGR de H x W x 3, no {shape}")
+    if image.dtype != np.uint8:
+        raise ValueError(f"se esperaba una imagen uint8, no {image.dtype}")
+    if min(image.shape[:2]) < 64:
+        raise ValueError(f"imagen demasiado pequeña: {image.shape[1]}x{image.shape[0]}")
+
+
+# -- (1) the board's outline from its colours ---------------------------------------
+
+
+def stretch_channels(image: NDArray[np.uint8], low: float = 1.0, high: float = 99.0) -> NDArray[np.uint8]:
+    """Each channel stretched so its ``low``..``high`` percentiles span 0..255 (dim light, colour casts)."""
+    sample = image[::4, ::4].reshape(-1, 3).astype(np.float32)
+    lo = np.percentile(sample, low, axis=0)
+    hi = np.percentile(sample, high, axis=0)
+    scale = 255.0 / np.maximum(hi - lo, 8.0)
+    out = (image.astype(np.float32) - lo) * scale
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def green_candidates(image: NDArray[np.uint8], count: int = 3) -> list[int]:
+    """Hues (OpenCV 0..180) that may be the board's green: the main peaks of the
+    saturated hues between yellow and cyan, largest first (a colour cast moves them)."""
+    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+    hue, sat, val = hsv[..., 0], hsv[..., 1], hsv[..., 2]
+    chosen = hue[(sat > 50) & (val > 20) & (hue >= 25) & (hue <= 105)]
+    if chosen.size < 0.02 * hue.size:
+        return []
+    histogram = np.convolve(np.bincount(chosen, minlength=181).astype(np.float64), np.ones(7), mode="same")
+    peaks: list[int] = []
+    for h in np.argsort(histogram)[::-1]:
+        if histogram[h] < 0.1 * histogram.max() or len(peaks) == count:
+            break
+        if all(abs(int(h) - p) > 12 for p in peaks):
+            peaks.append(int(h))
+    return peaks
+
+
+def board_mask(image: NDArray[np.uint8], green: int) -> NDArray[np.uint8]:
+    """255 where a pixel has the hue ``green`` (premium squares and tiles are holes in it)."""
+    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+    hue, sat, val = hsv[..., 0].astype(np.int16), hsv[..., 1], hsv[..., 2]
+    same = (np.abs(hue - green) <= 8) & (sat > 50) & (val > 20)
+    green_sat = float(np.median(sat[same])) if same.any() else 100.0
+    near_green = (np.abs(hue - green) <= 16) & (sat > max(35.0, 0.35 * green_sat)) & (val > 15)
+    mask = near_green.astype(np.uint8) * 255
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+
+
+def outline_quad(mask: NDArray[np.uint8]) -> FloatArray | None:
+    """The quadrilateral around the largest board-coloured region (``4 x 2``), or None.
+
+    Pieces of green cut apart by tiles are joined (dilation) before the largest
+    region is taken; its convex hull gives the quadrilateral.
+    """
+    reach = max(3, int(round(max(mask.shape) / 50)))  # bridges green cut apart by rows of tiles
+    grown = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1,) * 2))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
+    if count < 2:
+        return None
+    biggest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    ys, xs = np.nonzero((labels == biggest) & (mask > 0))
+    if len(xs) < 4:
+        return None
+    hull = cv2.convexHull(np.stack([xs, ys], axis=1).astype(np.int32))
+    if cv2.contourArea(hull) < MIN_BOARD_FRACTION * mask.size:
+        return None
+    return _largest_inscribed_quad(hull.reshape(-1, 2).astype(np.float64))
+
+
+def _largest_inscribed_quad(hull: FloatArray) -> FloatArray:
+    """The four hull vertices that enclose the largest area, clockwise (a hidden corner
+    is cut, not extended: the grid fit that follows has slack for it)."""
+    perimeter = cv2.arcLength(hull.astype(np.float32), True)
+    poly = hull
+    for eps in (0.002, 0.005, 0.01, 0.02, 0.04):
+        poly = cv2.approxPolyDP(hull.astype(np.float32), eps * perimeter, True).reshape(-1, 2).astype(np.float64)
+        if len(poly) <= 24:
+            break
+    if len(poly) < 4:
+        rect = cv2.boxPoints(cv2.minAreaRect(hull.astype(np.float32)))
+        return _clockwise(np.asarray(rect, np.float64))
+    idx = np.array(list(itertools.combinations(range(len(poly)), 4)))
+    quads = poly[idx]  # n x 4 x 2, in hull order
+    x, y = quads[..., 0], quads[..., 1]
+    area = 0.5 * np.abs((x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y).sum(axis=1))
+    return _clockwise(quads[int(np.argmax(area))])
+
+
+def _clockwise(points: FloatArray) -> FloatArray:
+    """Order points clockwise in the image (y down), starting top-left-most."""
+    centre = points.mean(axis=0)
+    angles = np.arctan2(points[:, 1] - centre[1], points[:, 0] - centre[0])
+    ordered = points[np.argsort(angles)]
+    start = int(np.argmin(ordered.sum(axis=1)))
+    return np.roll(ordered, -start, axis=0)
+
+
+# -- (2) the grid lines --------------------------------------------------------------
+
+
+def _stretch_gray(canvas: NDArray[np.float32]) -> NDArray[np.float32]:
+    lo, hi = np.percentile(canvas[::3, ::3], (1.0, 99.0))
+    return np.asarray((canvas - lo) * (255.0 / max(float(hi - lo), 8.0)), np.float32)
+
+
+def _line_responses(canvas: NDArray[np.float32], cell: float) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """(vertical, horizontal): how much darker a thin line is than what lies beside it."""
+    k = max(3, int(round(cell / 4)) | 1)
+    vertical = cv2.morphologyEx(canvas, cv2.MORPH_CLOSE, np.ones((1, k), np.uint8)) - canvas
+    horizontal = cv2.morphologyEx(canvas, cv2.MORPH_CLOSE, np.ones((k, 1), np.uint8)) - canvas
+    # Tiles (the brightest things on the board) and their letters say nothing of the grid.
+    ceiling = max(60.0, 3.0 * float(np.percentile(canvas[::3, ::3], 30)))
+    tiles = cv2.dilate((canvas > ceiling).astype(np.uint8), np.ones((k, k), np.uint8)) > 0
+    weight = np.where(tiles, np.float32(0.25), np.float32(1.0))
+    return vertical * weight, horizontal * weight
+
+
+def _comb(profile: NDArray[np.float64], lo_pitch: float, hi_pitch: float, count: int = 3) -> list[tuple[float, float]]:
+    """The ``count`` best (offset, pitch) of 16 evenly spaced peaks in a 1-D profile,
+    best first, each at least a quarter cell away from the others in offset or pitch."""
+    n = len(profile)
+    xs = np.arange(n, dtype=np.float64)
+    lines = np.arange(SIZE + 1, dtype=np.float64)
+    candidates: list[tuple[float, float, float]] = []
+    for pitch in np.arange(lo_pitch, hi_pitch, 0.25):
+        offsets = np.arange(0.0, n - 1 - pitch * SIZE, 0.5)
+        if len(offsets) == 0:
+            continue
+        positions = offsets[:, None] + pitch * lines[None, :]
+        scores = np.interp(positions, xs, profile).sum(axis=1)
+        for i in np.argsort(scores)[-count:]:
+            candidates.append((float(scores[i]), float(offsets[i]), float(pitch)))
+    candidates.sort(reverse=True)
+    chosen: list[tuple[float, float]] = []
+    for _, offset, pitch in candidates:
+        if all(abs(offset - o) > 0.25 * p or abs(pitch - p) * SIZE > 0.25 * p for o, p in chosen):
+            chosen.append((offset, pitch))
+            if len(chosen) == count:
+                break
+    return chosen
+
+
+def _canvas_lines(image: NDArray[np.uint8], canvas_from_image: FloatArray, side: int) -> NDArray[np.float32]:
+    """The frame warped to a ``side`` square canvas, as the brightness the grid lines are
+    found in: the per-pixel minimum channel, stretched (only the canvas is processed)."""
+    canvas = cv2.warpPerspective(image, canvas_from_image, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    b, g, r = cv2.split(canvas)
+    return _stretch_gray(np.asarray(cv2.min(cv2.min(b, g), r), np.float32))
+
+
+def _fit_grid_global(image: NDArray[np.uint8], image_from_canvas: FloatArray, side: int) -> FloatArray | None:
+    """First grid from the outline: the best few combs on each axis, the pair whose
+    premium layout matches best, then each line followed (``_fit_grid_local``)."""
+    canvas = _canvas_lines(image, np.linalg.inv(image_from_canvas), side)
+    vertical, horizontal = _line_responses(canvas, side / SIZE)
+    combs = []
+    for response, axis in ((vertical, 0), (horizontal, 1)):
+        profile = response.mean(axis=axis).astype(np.float64)
+        inner = side / (1 + 2 * QUAD_SLACK)
+        combs.append(_comb(profile, 0.72 * inner / SIZE, 1.2 * inner / SIZE))
+    if not combs[0] or not combs[1]:
+        return None
+    best, best_score = None, -np.inf
+    for ox, px in combs[0]:
+        for oy, py in combs[1]:
+            guess = image_from_canvas @ np.array([[px, 0.0, ox], [0.0, py, oy], [0.0, 0.0, 1.0]])
+            score = layout_match(image, guess)[0]
+            if score > best_score:
+                best, best_score = guess, score
+    if best is None:
+        return None
+    # the first guess may be far off at a corner: look wide, accept loosely, then look again
+    for reach, tolerance in ((0.45, 0.3), (0.35, 0.2)):
+        fitted = _fit_grid_local(image, best, reach=reach, tolerance=tolerance)
+        if fitted is None:
+            return None
+        best = fitted[0]
+    return best
+
+
+def _fit_grid_local(
+    image: NDArray[np.uint8], image_from_board: FloatArray, reach: float = 0.3, tolerance: float = 0.125
+) -> tuple[FloatArray, float] | None:
+    """Follow each of the 16+16 lines near where ``image_from_board`` puts them; refit.
+
+    Returns the new homography and the fraction of the line crossings it fits within
+    ``tolerance`` cells, or None when too few lines are seen. Lines are looked for
+    within ``reach`` cells of where they are expected."""
+    cell = float(CANVAS_CELL)
+    canvas_from_board = board_to_canvas(cell, CANVAS_MARGIN)
+    side = int(round((SIZE + 2 * CANVAS_MARGIN) * cell))
+    canvas_from_image = canvas_from_board @ np.linalg.inv(image_from_board)
+    vertical, horizontal = _line_responses(_canvas_lines(image, canvas_from_image, side), cell)
+    origin = CANVAS_MARGIN * cell
+    v_lines = _follow_lines(vertical, origin, cell, reach)
+    h_lines = _follow_lines(horizontal.T, origin, cell, reach)
+    if v_lines is None or h_lines is None:
+        return None
+    board_pts, canvas_pts = [], []
+    for i, v in enumerate(v_lines):  # x = mv * y + bv
+        for j, h in enumerate(h_lines):  # y = mh * x + bh
+            if v is None or h is None or abs(1.0 - v[0] * h[0]) < 1e-6:
+                continue
+            y = (h[0] * v[1] + h[1]) / (1.0 - v[0] * h[0])
+            board_pts.append((i, j))
+            canvas_pts.append((v[0] * y + v[1], y))
+    board_arr = np.array(board_pts, np.float64)
+    canvas_arr = np.array(canvas_pts, np.float64)
+    matrix, inliers = cv2.findHomography(board_arr, canvas_arr, cv2.RANSAC, cell * tolerance)
+    if matrix is None or inliers is None or inliers.sum() < 0.4 * len(board_arr):
+        return None
+    return np.asarray(np.linalg.inv(canvas_from_image) @ matrix, np.float64), float(inliers.mean())
+
+
+def _follow_lines(
+    response: NDArray[np.float32], origin: float, cell: float, reach_cells: float = 0.3
+) -> list[tuple[float, float] | None] | None:
+    """For each of the 16 lines near ``origin + i * cell`` (x in columns of ``response``),
+    ``(m, b)`` of ``x = m * y + b`` through its positions found band by band along y,
+    or None for a line not seen; None when fewer than half the lines are seen."""
+    width = response.shape[1]
+    reach = int(round(cell * reach_cells))
+    edges = np.round(origin + SIZE * cell / BANDS * np.arange(BANDS + 1)).astype(int)
+    profiles = np.stack([response[edges[b] : edges[b + 1]].mean(axis=0) for b in range(BANDS)])  # BANDS x W
+    centres = np.round(origin + cell * np.arange(SIZE + 1)).astype(int)  # 16
+    offsets = np.arange(-reach - 1, reach + 2)  # K, one spare sample each side
+    windows = profiles[:, np.clip(centres[:, None] + offsets[None, :], 0, width - 1)]  # BANDS x 16 x K
+    k = windows[..., 1:-1].argmax(axis=2) + 1  # BANDS x 16
+    peak = np.take_along_axis(windows, k[..., None], 2)[..., 0]
+    left = np.take_along_axis(windows, (k - 1)[..., None], 2)[..., 0]
+    right = np.take_along_axis(windows, (k + 1)[..., None], 2)[..., 0]
+    strength = peak - np.median(windows, axis=2)
+    curvature = left - 2 * peak + right
+    safe = np.where(curvature < 0, curvature, -1.0)
+    shift = np.clip(np.where(curvature < 0, 0.5 * (left - right) / safe, 0.0), -0.5, 0.5)
+    xs = centres[None, :] + offsets[k] + shift  # BANDS x 16
+    ys = 0.5 * (edges[:-1] + edges[1:])  # BANDS
+    lines: list[tuple[float, float] | None] = []
+    for i in range(SIZE + 1):
+        seen = strength[:, i] > 1.0
+        if seen.sum() < 2:
+            lines.append(None)
+            continue
+        x, y, w = xs[seen, i], ys[seen], strength[seen, i]
+        keep = np.abs(x - np.median(x)) < cell * max(0.2, reach_cells * 0.6)
+        if keep.sum() < 2:
+            lines.append(None)
+            continue
+        m, b = np.polyfit(y[keep], x[keep], 1, w=np.sqrt(w[keep]))
+        lines.append((float(m), float(b)))
+    return lines if sum(line is not None for line in lines) > SIZE // 2 else None
+
+
+# -- (3) checks ----------------------------------------------------------------------
+
+
+def _plausible(image_from_board: FloatArray, shape: tuple[int, ...]) -> bool:
+    corners = image_corners(image_from_board)
+    area = abs(cv2.contourArea(corners.astype(np.float32)))
+    if area < MIN_BOARD_FRACTION * 0.5 * shape[0] * shape[1]:
+        return False
+    sides = [np.hypot(*(corners[(i + 1) % 4] - corners[i])) for i in range(4)]
+    if min(sides) < 0.4 * max(sides):
+        return False
+    # convex, in clockwise order
+    cross = []
+    for i in range(4):
+        a, b, c = corners[i], corners[(i + 1) % 4], corners[(i + 2) % 4]
+        cross.append((b - a)[0] * (c - b)[1] - (b - a)[1] * (c - b)[0])
+    return all(x > 0 for x in cross) or all(x < 0 for x in cross)
+
+
+def cell_colours(image: NDArray[np.uint8], image_from_board: FloatArray, cell: int = 12) -> NDArray[np.float32]:
+    """Mean Lab colour of the middle of each cell: ``15 x 15 x 3`` (row, col, L/a/b)."""
+    canvas_from_board = board_to_canvas(cell, 0.0)
+    warp = canvas_from_board @ np.linalg.inv(image_from_board)
+    side = cell * SIZE
+    canvas = stretch_channels(cv2.warpPerspective(image, warp, (side, side), flags=cv2.INTER_AREA))
+    lab = cv2.cvtColor(canvas, cv2.COLOR_BGR2LAB).astype(np.float32)
+    inner = lab.reshape(SIZE, cell, SIZE, cell, 3)[:, cell // 4 : cell - cell // 4, :, cell // 4 : cell - cell // 4]
+    return np.asarray(inner.mean(axis=(1, 3)), np.float32)
+
+
+def layout_match(image: NDArray[np.uint8], image_from_board: FloatArray) -> tuple[float, dict[str, float]]:
+    """How well the cell colours follow the premium layout, and the same for the grid one cell off.
+
+    A cell is *green* when its a/b chroma is near the plain squares' median. Returns
+    ``(score, details)`` with ``premium`` (premium squares not green), ``plain``
+    (plain squares green), ``score`` their mean, and ``margin``: score minus the best
+    score of the layout shifted one cell in any direction.
+    """
+    colours = cell_colours(image, image_from_board)
+    chroma = colours[..., 1:]
+    plain_chroma = chroma[~_PREMIUM_MASK]
+    green_ref = np.median(plain_chroma, axis=0)
+    for _ in range(2):  # re-centre on the greenest half: tiles may cover most plain squares
+        near = np.linalg.norm(plain_chroma - green_ref, axis=1)
+        green_ref = np.median(plain_chroma[near <= np.percentile(near, 40)], axis=0)
+    distance = np.linalg.norm(chroma - green_ref, axis=2)
+    spread = float(np.percentile(distance[~_PREMIUM_MASK], 25))
+    green = distance < max(6.0, 4.0 * spread)
+
+    def score(premium_mask: NDArray[np.bool_]) -> tuple[float, float]:
+        return float((~green[premium_mask]).mean()), float(green[~premium_mask].mean())
+
+    premium, plain = score(_PREMIUM_MASK)
+    base = 0.5 * (premium + plain)
+    quadrants = []
+    for rows in (slice(0, 8), slice(7, SIZE)):
+        for cols in (slice(0, 8), slice(7, SIZE)):
+            quadrants.append(float((~green[rows, cols][_PREMIUM_MASK[rows, cols]]).mean()))
+    shifted = []
+    for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        moved = np.zeros_like(_PREMIUM_MASK)
+        src = _PREMIUM_MASK[max(0, -dr) : SIZE - max(0, dr), max(0, -dc) : SIZE - max(0, dc)]
+        moved[max(0, dr) : SIZE - max(0, -dr), max(0, dc) : SIZE - max(0, -dc)] = src
+        p, q = score(moved)
+        shifted.append(0.5 * (p + q))
+    margin = base - max(shifted)
+    return base, {"premium": premium, "plain": plain, "score": base, "margin": margin, "worst_quadrant": min(quadrants)}
+
+
+def grid_points(image_from_board: FloatArray) -> FloatArray:
+    """The 16 x 16 grid crossings in the image, ``256 x 2``, row-major over v then u."""
+    u, v = np.meshgrid(np.arange(SIZE + 1.0), np.arange(SIZE + 1.0))
+    return apply_homography(image_from_board, np.stack([u.ravel(), v.ravel()], axis=1))

@@ -1,0 +1,123 @@
+"""Reading one frame: the board found, oriented, and every cell classified.
+
+``read_board(image)`` returns a ``BoardReading``; ``found`` False comes with a
+``reason`` (no board is a value, not an exception). ``to_json`` is the object
+``veedor read-board --json`` prints: ``found``, ``reason``, ``corners`` (row A
+col 1 first, clockwise, image pixels), ``cells`` (15 rows of 15
+``{"label", "confidence"}``, row A first), ``cgp`` (the board part of a CGP), ``turn``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rules_core.board import Board
+from rules_core.cgp import Position
+
+from .cells import board_crops
+from .classify import CellClassifier, default_classifier, readings
+from .find import BoardFind, find_board
+from .geometry import SIZE, FloatArray, image_corners, rotate_board_frame
+from .labels import CLASSES, tile_of
+from .orientation import TurnGuess, infer_turn, turned_crops
+
+
+@dataclass(frozen=True)
+class BoardReading:
+    """What a frame shows. ``labels``/``confidence`` are 15 x 15, row A first (``labels`` module)."""
+
+    found: bool
+    reason: str = ""
+    image_from_board: FloatArray | None = None
+    labels: tuple[tuple[str, ...], ...] = ()
+    confidence: NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    probabilities: NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, len(CLASSES)), np.float32))
+    turn: int = 0
+    turn_guess: TurnGuess | None = None
+    find: BoardFind | None = None
+
+    @property
+    def corners(self) -> FloatArray | None:
+        return None if self.image_from_board is None else image_corners(self.image_from_board)
+
+    def board(self) -> Board:
+        """The Spanish letter tiles read (blanks, foreign letters and covered cells left empty)."""
+        board = Board()
+        for r, row in enumerate(self.labels):
+            for c, name in enumerate(row):
+                tile = tile_of(name)
+                if tile:
+                    board[r, c] = tile
+        return board
+
+    def cgp(self) -> str:
+        """The board part of a CGP of ``board()``."""
+        return Position(self.board()).cgp().split(" ")[0]
+
+    def to_json(self) -> dict[str, Any]:
+        if not self.found:
+            return {"found": False, "reason": self.reason, "corners": None, "cells": None, "cgp": None}
+        corners = self.corners
+        assert corners is not None
+        cells = [
+            [{"label": self.labels[r][c], "confidence": round(float(self.confidence[r, c]), 4)} for c in range(SIZE)]
+            for r in range(SIZE)
+        ]
+        return {
+            "found": True,
+            "reason": "",
+            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in corners],
+            "cells": cells,
+            "cgp": self.cgp(),
+            "turn": self.turn,
+        }
+
+    def text(self) -> str:
+        """The board as an arbiter reads it: row letters, column numbers, one label per cell."""
+        lines = ["    " + "".join(f"{c + 1:>3}" for c in range(SIZE))]
+        for r, row in enumerate(self.labels):
+            lines.append(f"  {'ABCDEFGHIJKLMNO'[r]} " + "".join(f"{name:>3}" for name in row))
+        return "\n".join(lines)
+
+
+def classify_board(
+    image: NDArray[np.uint8], find: BoardFind, classifier: CellClassifier, turn: int | None = None
+) -> BoardReading:
+    """Classify the cells of a found board; ``turn`` None infers it (0 when the letters cannot tell)."""
+    assert find.image_from_board is not None
+    crops = board_crops(image, find.image_from_board)
+    probabilities = classifier.probabilities(crops)
+    guess = None
+    if turn is None:
+        guess = infer_turn(crops, probabilities, classifier)
+        turn = guess.turn if guess.turn is not None else 0
+    if turn % 4:
+        crops = turned_crops(crops, turn)
+        probabilities = classifier.probabilities(crops)
+    return from_probabilities(find, probabilities, turn % 4, guess)
+
+
+def from_probabilities(
+    find: BoardFind, probabilities: NDArray[np.float32], turn: int, guess: TurnGuess | None = None
+) -> BoardReading:
+    assert find.image_from_board is not None
+    cells = readings(probabilities)
+    labels = tuple(tuple(cells[r * SIZE + c].label for c in range(SIZE)) for r in range(SIZE))
+    confidence = np.array([cell.confidence for cell in cells], np.float32).reshape(SIZE, SIZE)
+    return BoardReading(
+        True, "", rotate_board_frame(find.image_from_board, turn), labels, confidence, probabilities, turn, guess, find
+    )
+
+
+def read_board(
+    image: NDArray[np.uint8], *, turn: int | None = None, classifier: CellClassifier | None = None
+) -> BoardReading:
+    """Find the board in a BGR frame and read every cell (see the module docstring)."""
+    found = find_board(image)
+    if not found.found:
+        return BoardReading(False, found.reason, find=found)
+    return classify_board(image, found, classifier or default_classifier(), turn)

@@ -1,0 +1,156 @@
+"""``veedor read-board``, ``veedor watch-board`` and ``veedor print-markers``: the board camera.
+
+``read-board IMAGE [--json]`` prints the board found and every cell; ``--json``
+prints one object (``vision.board.reading``); ``--batch FILE`` reads one image
+path per line and prints one JSON object per line. A frame with no board prints
+``found: false`` with the reason (exit 0: it is an answer, not an error); an
+image that cannot be read exits 2.
+
+``watch-board --source SOURCE`` follows a camera (device number or stream URL), a
+video file or a folder of frames, and prints each committed play (and every
+other report of the tracker) as a JSON line; ``--render-demo N`` feeds it a
+rendered game of N plays instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+
+class BoardInputError(ValueError):
+    """Bad input to a board command (exit 2)."""
+
+
+def add_board_commands(commands: Any) -> None:
+    """Add read-board, watch-board and print-markers to the CLI's subcommands."""
+    read = commands.add_parser("read-board", help="read the board and every cell of a photo")
+    read.add_argument("image", nargs="?", help="a photo of the board")
+    read.add_argument("--json", action="store_true", help="print one JSON object")
+    read.add_argument("--batch", metavar="FILE", help="one image path per line (- for stdin); one JSON line each")
+    read.add_argument("--turn", type=int, choices=(0, 1, 2, 3), default=None,
+                      help="quarter turns from the image top to row A (default: inferred from the letters)")
+    read.set_defaults(run=_guarded(run_read_board))
+
+    watch = commands.add_parser("watch-board", help="follow a board camera and print each play as JSON")
+    watch.add_argument("--source", help="camera number, stream URL, video file or folder of frames")
+    watch.add_argument("--render-demo", type=int, metavar="PLAYS", help="follow a rendered game of PLAYS plays")
+    watch.add_argument("--camera", default="mesa-1", help="name of the camera in the reports")
+    watch.add_argument("--fps", type=float, default=10.0, help="frames per second of a folder of frames")
+    watch.add_argument("--turn", type=int, choices=(0, 1, 2, 3), default=None)
+    watch.add_argument("--all", action="store_true", help="print every report, not only plays and doubts")
+    watch.add_argument("--frames-dir", help="where to keep the frames of doubts")
+    watch.add_argument("--lexicon", metavar="PATH")
+    watch.set_defaults(run=_guarded(run_watch_board))
+
+    markers = commands.add_parser("print-markers", help="write the sheet of ArUco markers for a board's corners")
+    markers.add_argument("out", nargs="?", default="veedor-marcadores.png", help="PNG file to write")
+    markers.set_defaults(run=_guarded(run_print_markers))
+
+
+def _guarded(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Bad input (an unreadable image, a source that does not open) exits 2 with the message."""
+
+    def guarded(args: argparse.Namespace) -> int:
+        from hardware.camera import SourceError
+        from vision.board.classify import ModelError
+
+        try:
+            return run(args)
+        except (BoardInputError, SourceError, ModelError, OSError) as error:
+            print(f"veedor: {error}", file=sys.stderr)
+            return 2
+
+    return guarded
+
+
+def _read_image(path: str) -> Any:
+    image = cv2.imread(path, cv2.IMREAD_COLOR)
+    if image is None:
+        raise BoardInputError(f"no se puede leer la imagen {path!r}")
+    return image
+
+
+def run_read_board(args: argparse.Namespace) -> int:
+    from vision.board.reading import read_board
+
+    if args.batch:
+        lines = sys.stdin if args.batch == "-" else Path(args.batch).read_text(encoding="utf-8").splitlines()
+        for line in lines:
+            path = line.strip()
+            if not path:
+                continue
+            image = cv2.imread(path, cv2.IMREAD_COLOR)
+            if image is None:
+                print(json.dumps({"image": path, "found": False, "reason": "no se puede leer la imagen"}, ensure_ascii=False), flush=True)
+                continue
+            pixels = np.asarray(image, dtype=np.uint8)
+            result = {"image": path, **read_board(pixels, turn=args.turn).to_json()}
+            print(json.dumps(result, ensure_ascii=False), flush=True)
+        return 0
+    if not args.image:
+        raise BoardInputError("falta la imagen (o --batch FILE)")
+    reading = read_board(_read_image(args.image), turn=args.turn)
+    if args.json:
+        print(json.dumps(reading.to_json(), ensure_ascii=False))
+    elif not reading.found:
+        print(f"no se encuentra el tablero: {reading.reason}")
+    else:
+        corners = reading.corners
+        assert corners is not None
+        print("tablero encontrado; esquinas (A1, A15, O15, O1): " + ", ".join(f"({x:.0f}, {y:.0f})" for x, y in corners))
+        print(reading.text())
+        print(f"CGP: {reading.cgp()}")
+    return 0
+
+
+def run_watch_board(args: argparse.Namespace) -> int:
+    from hardware.camera import open_source
+    from rules_core.lexicon import load_lexicon
+    from vision.board.tracker import BoardTracker, TrackerSettings
+
+    lexicon = load_lexicon(args.lexicon)
+    settings = TrackerSettings(turn=args.turn)
+    frames_dir = Path(args.frames_dir) if args.frames_dir else Path(tempfile.mkdtemp(prefix="veedor-dudas-"))
+    tracker = BoardTracker(args.camera, lexicon, settings, frames_dir=frames_dir)
+    if args.render_demo:
+        frames = _demo_frames(lexicon, args.render_demo)
+    elif args.source:
+        frames = open_source(args.source, args.fps).frames()
+    else:
+        raise BoardInputError("falta --source (cámara, vídeo o carpeta) o --render-demo N")
+    for frame in frames:
+        for report in tracker.feed(frame):
+            if args.all or report.kind in ("play", "doubt", "withdrawn"):
+                print(json.dumps(report.to_json(), ensure_ascii=False), flush=True)
+    return 0
+
+
+def _demo_frames(lexicon: Any, plays: int) -> Any:
+    import numpy as np
+
+    from vision.board import render as R
+    from vision.board.scenes import game_frames, solitaire_steps
+
+    steps = [("place", placed) for _, placed in solitaire_steps(lexicon, plays)]
+    rng = np.random.default_rng(8)
+    scene = R.random_scene(rng, R.empty_labels(), hands=0, width=1280, height=720)
+    return (frame for frame, _ in game_frames(steps, scene))
+
+
+def run_print_markers(args: argparse.Namespace) -> int:
+    from vision.board.markers import marker_sheet
+
+    out = Path(args.out)
+    if not cv2.imwrite(str(out), marker_sheet()):
+        raise BoardInputError(f"no se puede escribir {str(out)!r}")
+    print(f"hoja de marcadores escrita en {out}: recorte cada marcador y péguelo en la esquina del marco que indica")
+    return 0
