@@ -5,7 +5,9 @@ own: a rack is drawn, the shortened clock runs, slips arrive during the round (w
 the mistakes of D.III.25 now and then), the clock closes, the rules' master is
 published, and the next round starts; a new game follows the end. A classic table
 replays a game generated at start (greedy players on a seeded bag), one turn every
-few seconds. Both go through ``LiveGames.append`` like any arbiter or device, so the
+few seconds. A second classic table is fed by rendered camera video through the
+real board pipeline (``vision.board.demo``). All go through ``LiveGames.append``
+like any arbiter or device, so the
 screens, the console and the results show them live; an arbiter may step in (pause
 the clock, enter or correct slips) and the driver carries on from the state it finds.
 """
@@ -28,6 +30,7 @@ from flask import Flask
 from rules_core.alphabet import BLANK, Tile, full_bag, is_blank
 from rules_core.board import Board
 from rules_core.classic import ClassicGame, rack_text
+from vision.board.demo import create_demo_game, run_demo_table
 from rules_core.duplicate import DuplicateGame, DuplicateSettings, rack_labels
 from rules_core.events import Event, GameError
 from rules_core.lexicon import Lexicon
@@ -77,7 +80,7 @@ class _Plan:
 class Demo:
     """The driver threads; ``stop`` ends them."""
 
-    def __init__(self, games: LiveGames, timing: Timing, seed: int) -> None:
+    def __init__(self, games: LiveGames, timing: Timing, seed: int, camera: bool = False) -> None:
         self.games = games
         self.timing = timing
         self.rng = random.Random(seed)
@@ -95,6 +98,10 @@ class Demo:
         ]
         self._classic_next = 1
         self._classic_at = time.monotonic() + timing.classic_turn
+        self.camera_id = ""
+        if camera:
+            self.camera_id = create_demo_game(games, games.lexicon, ("Carmen", "Diego"))
+            self._threads.append(threading.Thread(target=self._camera_loop, name="demo-camera", daemon=True))
 
     def start(self) -> None:
         for thread in self._threads:
@@ -115,6 +122,27 @@ class Demo:
             except Exception:  # the demo must not die; say why and go on
                 log.exception("demo step failed")
                 self.stopped.wait(2.0)
+
+    # -- camera table --------------------------------------------------------------
+
+    def _camera_loop(self) -> None:
+        """Rendered games seen by a simulated camera, through the real board pipeline."""
+
+        def watch(_frame: object, _desk: object) -> None:
+            if self.stopped.is_set():
+                raise _Stopped
+
+        while not self.stopped.is_set():
+            try:
+                seed = self.rng.randrange(10**6)
+                run_demo_table(self.games, self.camera_id, self.games.lexicon, realtime=True, seed=seed, on_frame=watch)
+            except _Stopped:
+                return
+            except Exception:  # the demo must not die; say why and go on
+                log.exception("demo camera table failed")
+            if self.stopped.wait(self.timing.restart):
+                return
+            self.camera_id = create_demo_game(self.games, self.games.lexicon, ("Carmen", "Diego"))
 
     # -- duplicate -----------------------------------------------------------------
 
@@ -271,6 +299,10 @@ def _place(board: Board, rack: list[Tile], squares: list[tuple[int, int]], word:
             rack.remove(BLANK if is_blank(tile) else tile)
 
 
+class _Stopped(Exception):
+    """The demo is stopping: leave the rendered game."""
+
+
 def start_demo(app: Flask, base_url: str, timing: Timing | None = None, seed: int | None = None) -> Demo:
     """Create the demo arbiter and games, start the drivers, print where to look."""
     from .app import services
@@ -279,12 +311,13 @@ def start_demo(app: Flask, base_url: str, timing: Timing | None = None, seed: in
     password = secrets.token_urlsafe(9)
     found.accounts.remove_arbiter(DEMO_LOGIN)
     found.accounts.add_arbiter(DEMO_LOGIN, password)
-    demo = Demo(found.games, timing or Timing(), seed if seed is not None else random.randrange(10**6))
+    demo = Demo(found.games, timing or Timing(), seed if seed is not None else random.randrange(10**6), camera=True)
     demo.start()
     print(
         "Veedor: demostración en marcha (Ctrl-C para parar)\n"
         f"  pantalla de la duplicada: {base_url}/display/{demo.duplicate_id}\n"
         f"  pantalla de la mesa clásica: {base_url}/display/{demo.classic_id}\n"
+        f"  pantalla de la mesa con cámara: {base_url}/display/{demo.camera_id}\n"
         f"  consola de arbitraje: {base_url}/arbiter/g/{demo.duplicate_id}\n"
         f"  resultados: {base_url}/results/{demo.duplicate_id}\n"
         f"  usuario: {DEMO_LOGIN}   contraseña: {password}",
