@@ -6,11 +6,13 @@ VENV := .venv
 PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 SYSTEM_PACKAGES := python3 python3-venv python3-dev gcc \
-	fonts-dejavu-core fonts-urw-base35 fonts-freefont-ttf fonts-liberation
+	fonts-dejavu-core fonts-urw-base35 fonts-freefont-ttf fonts-liberation \
+	fonts-comic-neue fonts-dkg-handwriting fonts-breip fonts-sjfonts fonts-kristi fonts-tlwg-purisa-otf
+BENCH_PACKAGES := tesseract-ocr tesseract-ocr-spa
 TEST_PACKAGES := postgresql chromium
 export OMP_THREAD_LIMIT := 1
 
-.PHONY: demo test bench typecheck system-packages test-packages default-lexicon translations clean
+.PHONY: demo test bench typecheck system-packages test-packages bench-packages default-lexicon translations clean
 
 demo: $(INSTALLED)
 	$(VENV)/bin/veedor serve --demo --data veedor-demo
@@ -19,10 +21,14 @@ test: $(INSTALLED) test-packages
 	$(VENV)/bin/mypy
 	$(PYTHON) -m pytest -q
 
-bench: $(INSTALLED)
+bench: $(INSTALLED) bench-packages
 	$(PYTHON) tests/benchmarks/bench_rules.py
 	$(PYTHON) tests/benchmarks/bench_web.py
 	$(PYTHON) tests/benchmarks/bench_board.py
+	@# RapidOCR, only to compare with: --no-deps keeps its GUI OpenCV out of the venv
+	$(PYTHON) -m pip install -q --no-deps rapidocr-onnxruntime==1.4.4
+	$(PYTHON) -m pip install -q pyclipper shapely pyyaml six tqdm
+	$(PYTHON) tests/benchmarks/bench_slips.py
 
 typecheck: $(INSTALLED)
 	$(VENV)/bin/mypy
@@ -33,8 +39,10 @@ $(INSTALLED): pyproject.toml rules_core/_movegen.c | system-packages
 	$(PYTHON) -m pip install --quiet -e '.[test]'
 	touch $@
 
-system-packages test-packages: PACKAGES = $(if $(filter test-packages,$@),$(TEST_PACKAGES),$(SYSTEM_PACKAGES))
-system-packages test-packages:
+system-packages: PACKAGES = $(SYSTEM_PACKAGES)
+test-packages: PACKAGES = $(TEST_PACKAGES)
+bench-packages: PACKAGES = $(BENCH_PACKAGES)
+system-packages test-packages bench-packages:
 	@missing=""; \
 	for package in $(PACKAGES); do \
 		dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; \

@@ -3,7 +3,8 @@
 Subcommands: ``moves`` (every legal play of a position), ``score`` (check and score
 one play), ``demo`` (a solitaire in the terminal), ``duplicate simulate``, ``classic
 replay``, ``serve`` (the web app), ``arbiter`` and ``device`` (accounts and device
-tokens), ``read-board``, ``watch-board``, ``print-markers`` (the board camera). Exit status: 0 done, 1 an
+tokens), ``read-board``, ``watch-board``, ``print-markers`` (the board camera), ``print-slips``, ``read-slip``, ``read-move``,
+``slips`` (the slip reader). Exit status: 0 done, 1 an
 illegal play, 2 bad input (a malformed position, notation or lexicon).
 """
 
@@ -30,6 +31,7 @@ from .board_commands import add_board_commands
 from .classic_commands import add_classic_commands
 from .duplicate_commands import add_duplicate_commands
 from .serve_commands import add_serve_commands
+from .slip_commands import add_slip_commands
 
 
 class InputError(Exception):
@@ -67,6 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     score.set_defaults(run=_run_score)
 
     add_duplicate_commands(commands)
+    add_slip_commands(commands)
     add_classic_commands(commands)
     add_serve_commands(commands)
     add_board_commands(commands)

@@ -1,0 +1,200 @@
+"""Measurement slips: real positions, plays players would write, and the verdict each deserves.
+
+Positions come from ``../shared/golden/positions_dev.jsonl.gz`` (300 positions of
+simulated duplicate games, FILE2017). For each slip a play is drawn the way
+players choose (often a top play), then written as a player would: canonical
+(80 %), oriented with an arrow, or with a mistake an arbiter must catch: a blank
+not circled, the coordinate in the wrong order, a word that does not exist. The
+writer draws it on a printed slip that is then scanned at any rotation
+(``vision.slips.synthetic``). ``Case.expected`` is what a careful arbiter
+decides: the play and its score, or 0.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from rules_core.alphabet import LETTERS, is_blank, label
+from rules_core.cgp import Position
+from rules_core.lexicon import Lexicon
+from rules_core.movegen import ScoredPlay, generate_plays
+from rules_core.notation import Play
+from rules_core.slips import Slip, score_slip
+from vision.slips import handwriting as hw
+from vision.slips import layout, synthetic
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+GOLDEN = SHARED / "golden" / "positions_dev.jsonl.gz"
+REAL = SHARED / "data" / "handwriting" / "caps_digits"
+
+
+@dataclass(frozen=True)
+class Case:
+    kind: str  # "clean", "oriented", "unmarked", "swapped", "phony"
+    cgp: str
+    written: str  # what the player wrote (lowercase = circled)
+    play: str  # the play meant, canonical
+    expected_score: int  # what the rules give the slip (0 for a mistake)
+    blank: bool  # the written play has a circled blank
+    scan: np.ndarray  # grey scan of the filled slip
+    player: str
+    round: int
+
+
+def positions(limit: int | None = None) -> list[str]:
+    """CGPs of the golden positions that have a legal play."""
+    with gzip.open(GOLDEN, "rt", encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle]
+    cgps = [r["cgp"] for r in rows if r["moves"]]
+    return cgps[:limit] if limit else cgps
+
+
+def _choose_play(plays: Sequence[ScoredPlay], rng: np.random.Generator) -> ScoredPlay:
+    roll = rng.random()
+    if roll < 0.4:
+        return plays[0]
+    if roll < 0.75:
+        return plays[int(rng.integers(min(10, len(plays))))]
+    return plays[int(rng.integers(len(plays)))]
+
+
+def _swap(coordinate: str) -> str:
+    return coordinate[-1] + coordinate[:-1] if coordinate[0].isdigit() else coordinate[1:] + coordinate[0]
+
+
+def write_play(sp: ScoredPlay, kind: str, rng: np.random.Generator) -> str:
+    """The play as the player writes it for a case ``kind``."""
+    coordinate, word = sp.notation.split(" ")
+    if kind == "oriented":
+        arrow = "↓" if sp.down else "→"
+        return f"{coordinate if rng.random() < 0.5 else _swap(coordinate)} {word}{arrow}"
+    if kind == "unmarked":
+        return f"{coordinate} {word.upper()}"
+    if kind == "swapped":
+        return f"{_swap(coordinate)} {word}"
+    if kind == "phony":
+        tiles = list(sp.word)
+        last = tiles[-1]
+        other = [letter.tile for letter in LETTERS if letter.tile != (last & 0x7F)]
+        tiles[-1] = int(rng.choice(other)) | (last & 0x80)
+        return f"{coordinate} {''.join(label(t) for t in tiles)}"
+    return sp.notation
+
+
+def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon,
+               cgps: Sequence[str] | None = None, per_position: int = 5) -> Iterator[Case]:  # fmt: skip
+    """``count`` cases, ``per_position`` slips per position (a round's slips share one), fixed by ``seed``."""
+    rng = np.random.default_rng(seed)
+    pool = list(cgps or positions())
+    order = rng.permutation(len(pool))
+    made = 0
+    for index in order:
+        cgp = pool[int(index)]
+        position = Position.from_cgp(cgp)
+        plays = generate_plays(position.board, position.rack, lexicon)
+        if not plays:
+            continue
+        for k in range(per_position):
+            if made >= count:
+                return
+            sp = _choose_play(plays, rng)
+            roll = rng.random()
+            has_blank = any(is_blank(t) and position.board[sq] == 0 for sq, t in zip(sp.play.squares(), sp.word))
+            kind = "clean"
+            if roll < 0.05:
+                kind = "oriented"
+            elif roll < 0.09:
+                kind = "swapped"
+            elif roll < 0.14:
+                kind = "phony"
+            elif has_blank and roll < 0.30:
+                kind = "unmarked"
+            written = write_play(sp, kind, rng)
+            expected = _expected_score(position, lexicon, written, kind, sp)
+            if kind == "swapped" and expected is None:
+                kind, written, expected = "clean", sp.notation, sp.score
+            if kind in ("unmarked", "phony") and expected:
+                kind, sp = "clean", next(p for p in plays if p.notation == Play.from_notation(written).notation()
+                                         or p.play == Play.from_notation(written))  # fmt: skip
+                written, expected = sp.notation, sp.score
+            player = f"j{made % 12 + 1}"
+            info = layout.SlipInfo("bench", "Banco de pruebas", made % 12 + 1, player, f"Jugador {made % 12 + 1}")
+            fields = synthetic.play_fields(written)
+            fields.update({"ronda": str(int(rng.integers(1, 25))), "mesa": str(made % 12 + 1)})
+            writer = writers[int(rng.integers(len(writers)))]
+            filled = synthetic.fill_slip(layout.render_slip(info), fields, writer, rng)
+            scan = synthetic.scan(filled, rng)
+            yield Case(kind, cgp, written, sp.notation, int(expected or 0), has_blank and kind != "unmarked", scan,
+                       player, int(fields["ronda"]))  # fmt: skip
+            made += 1
+
+
+def _expected_score(position: Position, lexicon: Lexicon, written: str, kind: str, sp: ScoredPlay) -> int | None:
+    """The rules' score of what was written (None for a swap that is itself a legal play: not a mistake)."""
+    if kind in ("clean", "oriented"):
+        return sp.score
+    if kind in ("unmarked", "phony"):  # the text written may still be a legal play (an O of the rack)
+        result = score_slip(position.board, position.rack, lexicon, Slip(written))
+        return result.score if result.valid else 0
+    if kind == "swapped":
+        try:
+            play = Play.from_notation(written)
+        except ValueError:
+            return 0
+        legal = score_slip(position.board, position.rack, lexicon, Slip(play.notation()))
+        return None if legal.valid else 0
+    return 0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the reader did with one case, and whether that was right."""
+
+    kind: str
+    verdict: str
+    flags: tuple[str, ...]
+    play: str | None
+    score: int | None
+    confidence: float
+    top_kind: str  # kind of the likeliest outcome ("play", "reading", ...)
+    right: bool  # scored as the rules say, without a flag
+    silent_error: bool  # a wrong play or score, without a flag
+    round_right: bool
+    round_confidence: float
+    blank_right: bool | None  # a circled blank read as that blank (None: no circled blank)
+    seconds: float
+
+
+def judge(case: Case, result: dict[str, object], seconds: float) -> Outcome:
+    """Compare the reader's JSON result with what the case deserves."""
+    verdict = str(result["verdict"])
+    play, score = result.get("play"), result.get("score")
+    flags = tuple(str(f) for f in result.get("flags", []))  # type: ignore[attr-defined]
+    if verdict == "flagged":
+        right = silent = False
+    elif case.kind in ("clean", "oriented"):
+        right = verdict == "accepted" and play == case.play and score == case.expected_score
+        silent = not right
+    else:  # a mistake: it scores 0 (or must be flagged)
+        right = score == 0
+        silent = not right
+    candidates = result.get("candidates") or []
+    top_kind = str(candidates[0]["kind"]) if candidates else "none"  # type: ignore[index]
+    blank_right = (verdict == "accepted" and play == case.play) if case.blank else None
+    return Outcome(case.kind, verdict, flags, play if isinstance(play, str) else None,
+                   score if isinstance(score, int) else None, float(result.get("confidence", 0.0)),  # type: ignore[arg-type]
+                   top_kind, right, silent, result.get("round") == case.round,
+                   float(result.get("round_confidence", 0.0)), blank_right, seconds)  # type: ignore[arg-type]  # fmt: skip
+
+
+def writers_for(part: str) -> list[hw.Writer]:
+    """``synthetic``: the held-out fonts and Hershey faces; ``real-calibration`` / ``real-test``: real characters."""
+    if part.startswith("synthetic"):
+        return hw.writers("heldout")
+    return [hw.load_real_writer(REAL, part.split("-", 1)[1])]

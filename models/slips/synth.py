@@ -1,0 +1,189 @@
+"""Training and measurement samples for the slip recogniser: slip lines drawn and scanned.
+
+``sample_text`` draws what a player writes in a slip's play field (``H8 CASA``,
+``8H CHORIZo`` with a circled blank, ``H8 CASA→``, a round number, a name);
+``make_sample`` draws it with a writer, distorts it (elastic, pen widths, printed
+box borders, paper, blur, noise, JPEG) and returns the recogniser's input
+(``lineimage.prepare_line``) with the label as token indices. All randomness comes
+from the ``numpy.random.Generator`` passed in, so a seed fixes a sample.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import cv2
+import numpy as np
+
+from vision.slips import handwriting as hw
+from vision.slips.lineimage import prepare_line
+from vision.slips.tokens import encode
+
+ROWS: Final = "ABCDEFGHIJKLMNO"
+LETTERS: Final = ("A B C CH D E F G H I J L LL M N Ñ O P Q R RR S T U V X Y Z").split()
+LEXICON: Final = Path(__file__).resolve().parents[2] / "rules_core" / "data" / "veedor-es-libre.txt.gz"
+
+
+def load_words(path: Path = LEXICON, limit: int = 200_000, seed: int = 0) -> list[str]:
+    """Up to ``limit`` words of 2-15 letters of the free word list, uppercase, a fixed sample."""
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        words = [w.strip().upper() for w in handle]
+    words = [w.replace("[", "").replace("]", "") for w in words if w.strip()]
+    words = [w for w in words if 2 <= len(w) <= 15 and "K" not in w and "W" not in w]
+    rng = np.random.default_rng(seed)
+    if len(words) > limit:
+        words = [words[i] for i in rng.choice(len(words), limit, replace=False)]
+    return words
+
+
+def _tiles(word: str) -> list[str]:
+    """A word's tiles with CH, LL, RR as one tile each."""
+    tiles, i = [], 0
+    while i < len(word):
+        if word[i : i + 2] in ("CH", "LL", "RR"):
+            tiles.append(word[i : i + 2])
+            i += 2
+        else:
+            tiles.append(word[i])
+            i += 1
+    return tiles
+
+
+def _random_word(rng: np.random.Generator) -> str:
+    length = int(rng.integers(2, 12))
+    return "".join(LETTERS[int(rng.integers(len(LETTERS)))] for _ in range(length))
+
+
+def _circle_some(word: str, rng: np.random.Generator) -> str:
+    """``word`` with one or two of its tiles lowercased (circled blanks)."""
+    tiles = _tiles(word)
+    count = 1 if rng.random() < 0.8 or len(tiles) < 3 else 2
+    for i in rng.choice(len(tiles), min(count, len(tiles)), replace=False):
+        tiles[int(i)] = tiles[int(i)].lower()
+    return "".join(tiles)
+
+
+def coordinate(rng: np.random.Generator, down: bool | None = None) -> str:
+    row = ROWS[int(rng.integers(15))]
+    col = str(int(rng.integers(1, 16)))
+    down = bool(rng.random() < 0.5) if down is None else down
+    return col + row if down else row + col
+
+
+def sample_text(rng: np.random.Generator, words: Sequence[str]) -> str:
+    """What a player writes in a play field, or now and then another field of the slip."""
+    kind = rng.random()
+    if kind < 0.06:
+        return str(int(rng.integers(1, 40)))  # a round or table number
+    if kind < 0.10:
+        return " ".join(words[int(rng.integers(len(words)))][:8] for _ in range(int(rng.integers(1, 3))))
+    word = words[int(rng.integers(len(words)))] if rng.random() < 0.75 else _random_word(rng)
+    if rng.random() < 0.35:
+        word = _circle_some(word, rng)
+    separator = "-" if rng.random() < 0.12 else " "
+    text = coordinate(rng) + separator + word
+    if rng.random() < 0.18:
+        text += "→" if rng.random() < 0.5 else "↓"
+    if rng.random() < 0.03:
+        text += " " + coordinate(rng) + " " + words[int(rng.integers(len(words)))]
+    return text
+
+
+@dataclass(frozen=True)
+class Sample:
+    image: np.ndarray  # float32 (32, W), ink 1
+    label: list[int]  # token indices
+    text: str
+
+
+def _borders(mask: np.ndarray, rng: np.random.Generator, pen: float) -> np.ndarray:
+    """Parts of a printed box around the writing (what a loose crop of a field shows)."""
+    h, w = mask.shape
+    pad_y, pad_x = int(rng.integers(2, 14)), int(rng.integers(2, 20))
+    canvas = cv2.copyMakeBorder(mask, pad_y, pad_y, pad_x, pad_x, cv2.BORDER_CONSTANT, value=0)
+    ch, cw = canvas.shape
+    thickness = max(1, int(rng.integers(1, 3)))
+    for side in range(4):
+        if rng.random() < 0.5:
+            continue
+        if side == 0:
+            cv2.line(canvas, (0, 0), (cw - 1, 0), 1.0, thickness)
+        elif side == 1:
+            cv2.line(canvas, (0, ch - 1), (cw - 1, ch - 1), 1.0, thickness)
+        elif side == 2:
+            cv2.line(canvas, (0, 0), (0, ch - 1), 1.0, thickness)
+        else:
+            cv2.line(canvas, (cw - 1, 0), (cw - 1, ch - 1), 1.0, thickness)
+    return canvas
+
+
+def scan_noise(gray: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """What a document scanner and its JPEG do to a grey image: blur, resolution, noise, shading."""
+    image = gray.astype(np.float32)
+    h, w = image.shape
+    if rng.random() < 0.5:
+        gradient = np.linspace(rng.normal(0, 12), rng.normal(0, 12), w, dtype=np.float32)
+        image += gradient[None, :]
+    if rng.random() < 0.6:
+        image = cv2.GaussianBlur(image, (0, 0), float(rng.uniform(0.3, 1.2)))
+    if rng.random() < 0.4:
+        factor = float(rng.uniform(0.45, 0.9))
+        small = cv2.resize(image, (max(8, int(w * factor)), max(8, int(h * factor))), interpolation=cv2.INTER_AREA)
+        image = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    image += rng.normal(0, float(rng.uniform(0, 10)), image.shape).astype(np.float32)
+    out = np.clip(image, 0, 255).astype(np.uint8)
+    if rng.random() < 0.5:
+        ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 95))])
+        if ok:
+            out = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE)
+    return out
+
+
+def draw_line(text: str, writer: hw.Writer, rng: np.random.Generator, borders: float = 0.25) -> np.ndarray:
+    """Grey uint8 image of ``text`` handwritten by ``writer``, distorted and scanned."""
+    style = hw.Style.random(rng)
+    mask = hw.render_line(text, writer, rng, style)
+    if rng.random() < 0.6:
+        mask = hw.elastic(mask, rng, style.height * float(rng.uniform(0.03, 0.09)), style.height * 0.25)
+    if rng.random() < borders:
+        mask = _borders(mask, rng, style.pen)
+    return scan_noise(hw.ink_on_paper(mask, rng), rng)
+
+
+def make_sample(rng: np.random.Generator, words: Sequence[str], pool: Sequence[hw.Writer],
+                text: str | None = None) -> Sample:  # fmt: skip
+    """One training or measurement sample: a random (or given) line by a writer of ``pool``."""
+    text = text if text is not None else sample_text(rng, words)
+    writer = hw.pick_writer(pool, rng)
+    gray = draw_line(text, writer, rng)
+    return Sample(prepare_line(gray), encode(text), text)
+
+
+def draw_slip_line(text: str, writer: hw.Writer, rng: np.random.Generator) -> np.ndarray:
+    """Grey image of ``text`` as the reader cuts it from a slip: coordinate and word boxes written, then joined."""
+    from vision.slips.reader import join_line
+    from vision.slips.synthetic import write_in_box
+
+    parts = text.split(" ", 1) if " " in text and text[0] != " " else ["", text]
+    height = int(rng.integers(70, 120))
+    level, ink = int(rng.integers(215, 250)), float(rng.uniform(10, 90))
+    crops = []
+    for part, width in ((parts[0], int(height * rng.uniform(1.3, 1.9))), (parts[1], int(height * rng.uniform(3.5, 5.5)))):
+        paper = np.full((height, width), level, np.uint8)
+        if part:
+            write_in_box(paper, (0, 0, width, height), part, writer, rng, ink)
+        crops.append(paper)
+    return scan_noise(join_line(crops[0], crops[1]), rng)
+
+
+def make_slip_sample(rng: np.random.Generator, words: Sequence[str], pool: Sequence[hw.Writer]) -> Sample:
+    """A play line as cut from a slip (coordinate box, gap, word box); labels without the hyphen form."""
+    text = sample_text(rng, words).replace("-", " ")
+    if " " not in text.strip():
+        return make_sample(rng, words, pool, text)
+    writer = hw.pick_writer(pool, rng)
+    return Sample(prepare_line(draw_slip_line(text, writer, rng)), encode(text), text)

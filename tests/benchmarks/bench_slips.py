@@ -1,0 +1,189 @@
+"""Benchmark of the slip reader (issue: scanned slips into the game), next to Tesseract and RapidOCR.
+
+    .venv/bin/python tests/benchmarks/bench_slips.py [--count 200] [--json FILE]
+
+Two sets of slips, each drawn on the printed slip, filled in, scanned at a random
+rotation and read by the whole pipeline (registration, QR, round box, play):
+
+* ``synthetic``: written with handwriting never used in training (fonts Breip and
+  SteveHand, Hershey COMPLEX and SCRIPT_COMPLEX);
+* ``real-test``: composed from the *test* part of the real characters of
+  ``../shared/data/handwriting/caps_digits`` (never used in training nor to set
+  the thresholds).
+
+Positions and racks are the golden positions (FILE2017); 80 % of slips are written
+correctly, the rest oriented or with a mistake (blank not circled, coordinate
+order, a word that does not exist). Figures: slips scored right without a flag,
+flagged, silent errors (a wrong play or score accepted without a flag),
+circled-blank detection, speed (one core), and the exact line read rate of
+Tesseract and RapidOCR on the same play lines (cut by our registration).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from models.slips.cases import Case, Outcome, judge, make_cases, writers_for  # noqa: E402
+from rules_core.cgp import Position  # noqa: E402
+from rules_core.lexicon import Lexicon  # noqa: E402
+from vision.slips import layout  # noqa: E402
+from vision.slips.reader import SlipReader, join_line  # noqa: E402
+from vision.slips.recognizer import Recognizer  # noqa: E402
+from vision.slips.register import find_slips  # noqa: E402
+
+LEXICON = Path(__file__).resolve().parents[3] / "shared" / "lexicon" / "FILE2017.txt"
+SEEDS = {"synthetic": 7001, "real-test": 7002, "synthetic-calibration": 8001, "real-calibration": 8002}
+ROUNDS = list(range(1, 25))
+
+
+def run_reader(reader: SlipReader, cases: list[Case]) -> tuple[list[Outcome], dict[str, float]]:
+    """Read every case; candidate sets are built before timing the slips (once per position)."""
+    outcomes = []
+    builds = []
+    for case in cases:
+        position = Position.from_cgp(case.cgp)
+        start = time.perf_counter()
+        reader.cache.get(position.board, position.rack, reader.lexicon)
+        builds.append(time.perf_counter() - start)
+    for case in cases:
+        position = Position.from_cgp(case.cgp)
+        fixed = (position.board, position.rack)
+        start = time.perf_counter()
+        found = reader.read_slip(case.scan, lambda _: fixed, (), ROUNDS, current=case.round)  # slips come in their round
+        seconds = time.perf_counter() - start
+        result = found[0].to_json() if found else {"verdict": "flagged", "flags": ["position_unknown"]}
+        outcomes.append(judge(case, result, seconds))
+    positions = len({c.cgp for c in cases})
+    build_total = sum(builds)
+    return outcomes, {"candidate_build_s_per_position": build_total / max(1, positions)}
+
+
+def play_line(case: Case) -> np.ndarray | None:
+    """The play line (coordinate, gap, word) as our reader cuts it, for the generic OCR engines."""
+    found = find_slips(case.scan)
+    if not found:
+        return None
+    rectified = found[0].rectify(case.scan)
+    crops = [rectified[y0:y1, x0:x1] for x0, y0, x1, y1 in
+             (layout.FIELDS[n].pixels(layout.PX_PER_MM, layout.FIELD_INSET) for n in ("coordenada", "palabra"))]  # fmt: skip
+    return join_line(crops[0], crops[1])
+
+
+def normal(text: str) -> str:
+    """Upper case, no separators or arrows: what a generic OCR engine can be compared on."""
+    return "".join(c for c in text.upper() if c.isalnum())
+
+
+def tesseract_reads(lines: list[np.ndarray | None]) -> list[str] | None:
+    if shutil.which("tesseract") is None:
+        return None
+    out = []
+    with tempfile.TemporaryDirectory() as folder:
+        for i, line in enumerate(lines):
+            if line is None:
+                out.append("")
+                continue
+            path = Path(folder) / f"{i}.png"
+            cv2.imwrite(str(path), line)
+            done = subprocess.run(
+                ["tesseract", str(path), "stdout", "--psm", "7", "-l", "spa",
+                 "-c", "tessedit_char_whitelist=ABCDEFGHIJKLMNÑOPQRSTUVWXYZ0123456789 -"],
+                capture_output=True, text=True, env={**os.environ, "OMP_THREAD_LIMIT": "1"},
+            )  # fmt: skip
+            out.append(done.stdout.strip())
+    return out
+
+
+def rapidocr_reads(lines: list[np.ndarray | None]) -> list[str] | None:
+    try:
+        from rapidocr_onnxruntime import RapidOCR
+    except ImportError:
+        return None
+    engine = RapidOCR(intra_op_num_threads=1, inter_op_num_threads=1)
+    out = []
+    for line in lines:
+        if line is None:
+            out.append("")
+            continue
+        result, _ = engine(cv2.cvtColor(line, cv2.COLOR_GRAY2BGR))
+        out.append(" ".join(r[1] for r in sorted(result or [], key=lambda r: r[0][0][0])))
+    return out
+
+
+def summary(outcomes: list[Outcome], extra: dict[str, float]) -> dict[str, Any]:
+    n = len(outcomes)
+    clean = [o for o in outcomes if o.kind in ("clean", "oriented")]
+    blanks = [o for o in outcomes if o.blank_right is not None]
+    unmarked = [o for o in outcomes if o.kind == "unmarked"]
+    per_slip = float(np.mean([o.seconds for o in outcomes]))
+    build = extra["candidate_build_s_per_position"]
+    flags = Counter(f for o in outcomes for f in o.flags)
+    return {
+        "slips": n,
+        "right_without_flag": round(sum(o.right for o in outcomes) / n, 4),
+        "right_without_flag_clean": round(sum(o.right for o in clean) / max(1, len(clean)), 4),
+        "flagged": round(sum(o.verdict == "flagged" for o in outcomes) / n, 4),
+        "silent_errors": sum(o.silent_error for o in outcomes),
+        "silent_error_rate": round(sum(o.silent_error for o in outcomes) / n, 4),
+        "circled_blank_read_right": f"{sum(bool(o.blank_right) for o in blanks)}/{len(blanks)}",
+        "unmarked_blank_caught": f"{sum(o.verdict == 'flagged' or o.score == 0 for o in unmarked)}/{len(unmarked)}",
+        "round_read_right": round(sum(o.round_right for o in outcomes) / n, 4),
+        "by_kind": {k: f"{sum(o.right for o in outcomes if o.kind == k)}/{c} right, "
+                       f"{sum(o.verdict == 'flagged' for o in outcomes if o.kind == k)} flagged, "
+                       f"{sum(o.silent_error for o in outcomes if o.kind == k)} silent"
+                    for k, c in Counter(o.kind for o in outcomes).items()},  # fmt: skip
+        "flags": dict(flags),
+        "seconds_per_slip": round(per_slip, 4),
+        "candidate_build_s_per_position": round(build, 3),
+        "slips_per_second_per_core_round_of_100": round(100 / (build + 100 * per_slip), 2),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=200, help="slips per set")
+    parser.add_argument("--sets", default="synthetic,real-test")
+    parser.add_argument("--no-ocr", action="store_true", help="skip Tesseract and RapidOCR")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--model", type=Path, help="recogniser ONNX model (default: the committed one)")
+    args = parser.parse_args()
+    lexicon = Lexicon.load(LEXICON)
+    reader = SlipReader(lexicon, Recognizer(args.model) if args.model else None)
+    report: dict[str, Any] = {}
+    for name in args.sets.split(","):
+        cases = list(make_cases(args.count, writers_for(name), SEEDS[name], lexicon))
+        outcomes, extra = run_reader(reader, cases)
+        figures = summary(outcomes, extra)
+        if not args.no_ocr:  # on the correctly written slips, ignoring circles: what generic OCR can do
+            clean = [c for c in cases if c.kind in ("clean", "oriented")]
+            lines = [play_line(c) for c in clean]
+            truth = [normal(c.written) for c in clean]
+            for engine, reads in (("tesseract", tesseract_reads(lines)), ("rapidocr", rapidocr_reads(lines))):
+                if reads is None:
+                    figures[f"{engine}_exact_line"] = "not available"
+                else:
+                    figures[f"{engine}_exact_line"] = round(sum(normal(r) == t for r, t in zip(reads, truth)) / len(clean), 4)
+        report[name] = figures
+        print(json.dumps({name: figures}, ensure_ascii=False, indent=1), flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

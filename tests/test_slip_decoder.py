@@ -1,0 +1,132 @@
+"""The slip decoder on constructed recogniser outputs: what the handwriting says, decided with the round's knowledge."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rules_core.cgp import Position
+from rules_core.lexicon import Lexicon
+from vision.slips import tokens
+from vision.slips.decoder import CandidateSet, Thresholds, choose, decide, format_reading, split_plays
+
+EMPTY = "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15"
+CHORIZO = "15/15/15/15/15/15/15/5[CH]ORIZO4/15/15/15/15/15/15/15"
+
+
+def written(text: str, sure: float = 0.97, mix: dict[int, dict[str, float]] | None = None) -> np.ndarray:
+    """(T, C) log-probabilities of a recogniser that sees ``text``: each token on two frames, a blank between.
+
+    ``mix`` replaces the distribution at token position i (e.g. {6: {"A": 0.5, "O": 0.5}}).
+    """
+    C = len(tokens.TOKENS)
+    frames = [np.full(C, (1 - sure) / (C - 1)) for _ in range(2)]
+    for frame in frames:
+        frame[0] = sure
+    for i, char in enumerate(text):
+        probs = np.full(C, (1 - sure) / (C - 1))
+        if mix and i in mix:
+            probs = np.full(C, 1e-4)
+            for option, p in mix[i].items():
+                probs[tokens.INDEX[option]] = p
+        else:
+            probs[tokens.INDEX[char]] = sure
+        frames += [probs / probs.sum(), probs / probs.sum()]
+        gap = np.full(C, (1 - sure) / (C - 1))
+        gap[0] = sure
+        frames.append(gap)
+    return np.log(np.array(frames))
+
+
+def verdict(lexicon: Lexicon, cgp: str, text: str, **kwargs: object) -> dict[str, object]:
+    position = Position.from_cgp(cgp)
+    cands = CandidateSet.build(position.board, position.rack, lexicon)
+    decision = decide(written(text, **kwargs), cands, position.board, position.rack, lexicon, Thresholds())  # type: ignore[arg-type]
+    return decision.to_json()
+
+
+def test_a_clear_play_is_accepted_with_its_score(small_lexicon: Lexicon) -> None:
+    result = verdict(small_lexicon, f"{CHORIZO} AACSEIO 0/0 0", "12F CASA")
+    assert (result["play"], result["score"], result["verdict"], result["flags"]) == ("12F CASA", 28, "accepted", [])
+    assert result["confidence"] > 0.95
+    assert result["reading"] == "12F CASA"
+
+
+def test_oriented_notation_with_either_coordinate_order_is_the_same_play(small_lexicon: Lexicon) -> None:
+    for text in ("12F CASA↓", "F12 CASA↓"):
+        result = verdict(small_lexicon, f"{CHORIZO} AACSEIO 0/0 0", text)
+        assert (result["play"], result["score"], result["verdict"]) == ("12F CASA", 28, "accepted")
+
+
+def test_a_circled_blank_is_accepted_as_that_blank(small_lexicon: Lexicon) -> None:
+    result = verdict(small_lexicon, f"{EMPTY} CASEIO? 0/0 0", "H8 CASa")
+    assert (result["play"], result["score"], result["verdict"]) == ("H8 CASa", 10, "accepted")
+
+
+def test_a_circled_digraph_blank(small_lexicon: Lexicon) -> None:
+    result = verdict(small_lexicon, f"{EMPTY} CASEIO? 0/0 0", "8E CArrO")
+    assert (result["play"], result["score"], result["verdict"]) == ("8E CArrO", 10, "accepted")
+
+
+def test_an_unmarked_blank_the_play_needs_is_flagged(small_lexicon: Lexicon) -> None:
+    result = verdict(small_lexicon, f"{EMPTY} CASEIO? 0/0 0", "H8 CASA")
+    assert result["verdict"] == "flagged" and result["flags"] == ["unmarked_blank"]
+    assert str(result["play"]).upper() == "H8 CASA" and result["score"] is None
+
+
+def test_a_circle_with_no_blank_on_the_rack_is_flagged(small_lexicon: Lexicon) -> None:
+    result = verdict(small_lexicon, f"{EMPTY} AACSEIO 0/0 0", "H8 CASa")
+    assert result["verdict"] == "flagged" and result["flags"] == ["circled_without_blank"]
+    assert result["reading"] == "H8 CASa"
+
+
+def test_a_coordinate_in_the_wrong_order_is_flagged(small_lexicon: Lexicon) -> None:
+    result = verdict(small_lexicon, f"{CHORIZO} AACSEIO 0/0 0", "F12 CASA")
+    assert result["verdict"] == "flagged" and result["flags"] == ["coordinate_order"]
+    assert result["play"] == "12F CASA"
+
+
+def test_a_word_not_in_the_lexicon_is_read_as_written_and_scores_zero(small_lexicon: Lexicon) -> None:
+    result = verdict(small_lexicon, f"{CHORIZO} AACSEIO 0/0 0", "12F CASE")
+    assert (result["verdict"], result["score"], result["reading"]) == ("invalid", 0, "12F CASE")
+    assert "CASE" in str(result["reason"])
+
+
+def test_an_illegal_placement_is_read_as_written(small_lexicon: Lexicon) -> None:
+    result = verdict(small_lexicon, f"{CHORIZO} AACSEIO 0/0 0", "A1 CASA")
+    assert (result["verdict"], result["score"], result["reading"]) == ("invalid", 0, "A1 CASA")
+    assert result["reason"]
+
+
+def test_two_plays_written_are_flagged(small_lexicon: Lexicon) -> None:
+    result = verdict(small_lexicon, f"{CHORIZO} AACSEIO 0/0 0", "12F CASA 11E CASO")
+    assert result["verdict"] == "flagged" and result["flags"] == ["several_plays"]
+
+
+def test_a_word_without_coordinate_is_position_unknown(small_lexicon: Lexicon) -> None:
+    result = verdict(small_lexicon, f"{CHORIZO} AACSEIO 0/0 0", "CASA")
+    assert result["verdict"] == "flagged" and result["flags"] == ["position_unknown"]
+
+
+def test_two_plays_equally_likely_are_flagged_with_both_candidates(small_lexicon: Lexicon) -> None:
+    result = verdict(small_lexicon, f"{CHORIZO} AACSEIO 0/0 0", "12F CASA", mix={7: {"A": 0.5, "O": 0.5}})
+    assert result["verdict"] == "flagged" and result["flags"] == ["illegible"]
+    plays = [c["play"] for c in result["candidates"][:2]]  # type: ignore[index]
+    assert sorted(plays) == ["12F CASA", "12F CASO"]
+
+
+def test_choose_a_round_number_and_refuse_what_is_not_one() -> None:
+    assert choose(written("12"), ["1", "2", "12", "21"])[0] == "12"
+    assert choose(written("12"), ["1", "2", "12", "21"])[1] > 0.9
+    assert choose(written("7"), ["1", "2", "12"])[1] < 0.1
+
+
+@pytest.mark.parametrize(("raw", "expected"), [("H8CASA", "H8 CASA"), ("8H-CASA→", "8H CASA →"), ("12FCASA11ECASO", "12F CASA 11E CASO")])
+def test_format_reading(raw: str, expected: str) -> None:
+    assert format_reading(raw) == expected
+
+
+def test_split_plays_needs_a_whole_reading() -> None:
+    assert split_plays("H8CASA") == ["H8 CASA"]
+    assert split_plays("CASA") == []
+    assert split_plays("H8") == []

@@ -1,0 +1,137 @@
+"""Ingesting scans: pages stored content-addressed before reading, bad files refused and kept, restart-safe."""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from hardware.scanner import FolderReplay
+from vision.slips.ingest import Ingestor, Page, RefusedFile, page_sha, split_pages
+
+
+def page(seed: int, size: tuple[int, int] = (60, 80)) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, 255, size, dtype=np.uint8)
+
+
+def png_bytes(gray: np.ndarray) -> bytes:
+    out = io.BytesIO()
+    Image.fromarray(gray).save(out, format="PNG")
+    return out.getvalue()
+
+
+def tiff_bytes(pages: list[np.ndarray]) -> bytes:
+    out = io.BytesIO()
+    first, *rest = [Image.fromarray(p) for p in pages]
+    first.save(out, format="TIFF", save_all=True, append_images=rest)
+    return out.getvalue()
+
+
+def huge_png_header(width: int, height: int) -> bytes:
+    """A PNG that claims ``width`` x ``height`` pixels (a decompression bomb's header)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\x00" * 10)) + chunk(b"IEND", b"")
+
+
+class Recorder:
+    """A read_page callback that records what it read, and can crash on a given call."""
+
+    def __init__(self, crash_on: int | None = None) -> None:
+        self.calls: list[str] = []
+        self.crash_on = crash_on
+
+    def __call__(self, p: Page, gray: np.ndarray) -> list[dict[str, Any]]:
+        if self.crash_on is not None and len(self.calls) == self.crash_on:
+            raise KeyboardInterrupt("the process stops here")
+        self.calls.append(p.sha)
+        return [{"status": "read", "shape": list(gray.shape)}]
+
+
+def test_pages_of_a_multipage_tiff_and_a_pdf(tmp_path: Path) -> None:
+    pages = [page(1), page(2), page(3)]
+    split = list(split_pages(tiff_bytes(pages), "lote.tif"))
+    assert [page_sha(p) for p in split] == [page_sha(p) for p in pages]
+    from vision.slips.printing import pads, slips_pdf
+
+    pdf = slips_pdf(pads("g1", "Prueba", [("j1", "Ana", 1), ("j2", "Bruno", 2)], per_player=5))
+    rendered = list(split_pages(pdf, "papeletas.pdf"))
+    assert len(rendered) == 2 and rendered[0].shape == (2339, 1654)  # A4 at 200 dpi
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "reason"),
+    [
+        ("vacio.png", b"", "vacío"),
+        ("nota.txt", b"hola", "tipo de archivo no admitido"),
+        ("roto.jpg", b"\xff\xd8\xff\xe0 esto no es un JPEG", "no es una imagen"),
+        ("bomba.png", huge_png_header(20000, 20000), "megapíxeles"),
+        ("roto.pdf", b"%PDF-1.4 basura", "PDF dañado"),
+    ],
+)
+def test_bad_files_are_refused_with_a_reason_and_kept(tmp_path: Path, name: str, data: bytes, reason: str) -> None:
+    inbox = tmp_path / "bandeja"
+    inbox.mkdir()
+    (inbox / name).write_bytes(data)
+    reader = Recorder()
+    ingestor = Ingestor(inbox, tmp_path / "estado", reader)
+    assert ingestor.poll() == []
+    assert reader.calls == []
+    kept = tmp_path / "estado" / "refused" / name
+    assert kept.read_bytes() == data
+    assert reason in (tmp_path / "estado" / "refused" / f"{name}.motivo.txt").read_text()
+    assert ingestor.refused[0]["name"] == name and reason in ingestor.refused[0]["reason"]
+    assert not (inbox / name).exists()
+
+
+def test_split_pages_refuses_by_exception() -> None:
+    with pytest.raises(RefusedFile, match="megapíxeles"):
+        list(split_pages(huge_png_header(9000, 9000), "grande.png"))
+
+
+def test_the_same_page_twice_is_stored_and_read_once(tmp_path: Path) -> None:
+    inbox = tmp_path / "bandeja"
+    inbox.mkdir()
+    gray = page(7)
+    (inbox / "a.png").write_bytes(png_bytes(gray))
+    (inbox / "b.tif").write_bytes(tiff_bytes([gray]))  # the same pixels in another container
+    (inbox / "c.png").write_bytes(png_bytes(gray))  # the same file again
+    reader = Recorder()
+    ingestor = Ingestor(inbox, tmp_path / "estado", reader)
+    done = ingestor.poll()
+    assert [p.sha for p in done] == [page_sha(gray)]
+    assert reader.calls == [page_sha(gray)]
+    assert (tmp_path / "estado" / "pages" / f"{page_sha(gray)}.png").exists()
+    assert list(inbox.iterdir()) == []
+
+
+def test_a_restart_mid_batch_loses_nothing_and_reads_nothing_twice(tmp_path: Path) -> None:
+    scans = tmp_path / "escaneos"
+    scans.mkdir()
+    grays = [page(i) for i in range(5)]
+    for i, gray in enumerate(grays[:4]):
+        (scans / f"{i}.png").write_bytes(png_bytes(gray))
+    (scans / "4.tif").write_bytes(tiff_bytes([grays[4], page(99)]))
+    inbox, state = tmp_path / "bandeja", tmp_path / "estado"
+    FolderReplay(scans, batch=10).deliver(inbox)
+    crashing = Recorder(crash_on=2)
+    with pytest.raises(KeyboardInterrupt):
+        Ingestor(inbox, state, crashing).poll()
+    assert len(crashing.calls) == 2
+    # the journal ends mid-write, as after a power cut
+    with open(state / "journal.jsonl", "a") as journal:
+        journal.write('{"kind": "read", "page": "abc')
+    restarted = Recorder()
+    Ingestor(inbox, state, restarted).poll()
+    every = [page_sha(g) for g in grays] + [page_sha(page(99))]
+    assert sorted(crashing.calls + restarted.calls) == sorted(every)
+    again = Recorder()
+    Ingestor(inbox, state, again).poll()
+    assert again.calls == []

@@ -1,0 +1,107 @@
+"""The slip reader end to end: the printed PDF rasterised, filled in by hand, scanned at any rotation, read back."""
+
+from __future__ import annotations
+
+
+import numpy as np
+import pytest
+
+from rules_core.cgp import Position
+from rules_core.lexicon import Lexicon
+from vision.slips import handwriting as hw
+from vision.slips import layout, synthetic
+from vision.slips.ingest import split_pages
+from vision.slips.printing import pads, slip_origins, slips_pdf
+from vision.slips.reader import PlayerRef, SlipReader
+from vision.slips.register import PlainTemplate, find_slips
+
+CHORIZO = "15/15/15/15/15/15/15/5[CH]ORIZO4/15/15/15/15/15/15/15 AACSEIO 0/0 0"
+PLAYERS = [("j1", "Ana Pérez", 1), ("j2", "Bruno Núñez", 2), ("j3", "Carmen Ruiz", 3)]
+
+
+@pytest.fixture(scope="module")
+def reader(small_lexicon: Lexicon) -> SlipReader:
+    return SlipReader(small_lexicon)
+
+
+@pytest.fixture(scope="module")
+def printed_page() -> np.ndarray:
+    """Page 1 of the printed PDF, rasterised at 200 dpi (as the ingest splits a PDF)."""
+    pdf = slips_pdf(pads("partida-7", "Open de prueba", PLAYERS, per_player=3))
+    return next(iter(split_pages(pdf, "papeletas.pdf")))
+
+
+def cut_slip(page: np.ndarray, index: int, dpi: float = 200.0) -> np.ndarray:
+    """The index-th slip of a page, cut with scissors, resampled to the slip frame at 8 px/mm."""
+    import cv2
+
+    x, y = slip_origins()[index]
+    s = dpi / 25.4
+    crop = page[int(y * s) : int((y + layout.SLIP_H) * s), int(x * s) : int((x + layout.SLIP_W) * s)]
+    size = (int(layout.SLIP_W * layout.PX_PER_MM), int(layout.SLIP_H * layout.PX_PER_MM))
+    return cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
+
+
+def hand(seed: int) -> hw.Writer:
+    return hw.HersheyWriter(hw.HELDOUT_HERSHEY[0]) if seed % 2 else hw.HersheyWriter(hw.TRAIN_HERSHEY[1])
+
+
+def test_the_page_holds_eight_slips_found_at_any_rotation(printed_page: np.ndarray) -> None:
+    assert len(find_slips(printed_page)) == 8
+    slip = cut_slip(printed_page, 0)
+    rng = np.random.default_rng(1)
+    for angle in (0.0, 90.0, 180.0, 233.0):
+        scan = synthetic.scan(slip, rng, angle=angle)
+        found = find_slips(scan)
+        assert len(found) == 1 and found[0].error_mm < 0.6 and len(found[0].markers) == 4
+
+
+def test_the_printed_pdf_is_read_back(printed_page: np.ndarray, reader: SlipReader) -> None:
+    position = Position.from_cgp(CHORIZO)
+    fixed = (position.board, position.rack)
+    players = [PlayerRef(*p) for p in PLAYERS]
+    rng = np.random.default_rng(5)
+    right = 0
+    for index, (angle, play) in enumerate([(0.0, "12F CASA"), (180.0, "H6 CHORIZOS"), (77.0, "11E CASO")]):
+        slip = cut_slip(printed_page, index)
+        fields = synthetic.play_fields(play)
+        fields.update({"ronda": "4", "mesa": "1"})
+        scan = synthetic.scan(synthetic.fill_slip(slip, fields, hand(index), rng), rng, angle=angle)
+        results = reader.read_slip(scan, lambda _: fixed, players, rounds=range(1, 10))
+        assert len(results) == 1
+        result = results[0]
+        assert (result.game, result.player, result.table) == ("partida-7", "j1", 1)  # from the QR code
+        right += result.decision is not None and result.decision.play == play and result.verdict == "accepted"
+    assert right >= 2  # each slip is read or flagged; never a wrong play accepted
+
+
+def test_a_page_without_slips_gives_nothing(reader: SlipReader) -> None:
+    blank = np.full((800, 600), 235, np.uint8)
+    position = Position.from_cgp(CHORIZO)
+    assert reader.read_slip(blank, lambda _: (position.board, position.rack)) == []
+
+
+def test_a_plain_slip_registered_to_its_template(reader: SlipReader) -> None:
+    """A slip with no markers: the arbiter marks the fields on a blank one once."""
+    import cv2
+
+    rng = np.random.default_rng(3)
+    blank = np.full((420, 700), 245, np.uint8)
+    cv2.putText(blank, "CLUB DE SCRABBLE - PAPELETA", (40, 50), cv2.FONT_HERSHEY_DUPLEX, 1.0, 0, 2)
+    cv2.putText(blank, "Ronda          Jugada", (40, 130), cv2.FONT_HERSHEY_SIMPLEX, 0.8, 0, 2)
+    for x0, y0, x1, y1 in ((40, 150, 150, 240), (180, 150, 660, 240)):
+        cv2.rectangle(blank, (x0, y0), (x1, y1), 0, 2)
+    cv2.rectangle(blank, (5, 5), (695, 415), 0, 3)
+    cv2.putText(blank, "Firma del jugador", (40, 380), cv2.FONT_HERSHEY_SIMPLEX, 0.7, 0, 1)
+    template = PlainTemplate(blank, {"ronda": (44, 154, 146, 236), "jugada": (184, 154, 656, 236)})
+    filled = blank.copy()
+    synthetic.write_in_box(filled, (44, 154, 146, 236), "4", hand(1), rng)
+    synthetic.write_in_box(filled, (184, 154, 656, 236), "12F CASA", hand(1), rng)
+    h, w = filled.shape
+    rotation = cv2.getRotationMatrix2D((w / 2, h / 2), 170, 0.9)
+    scan = cv2.warpAffine(filled, rotation, (w, h), borderValue=235)
+    position = Position.from_cgp(CHORIZO)
+    result = reader.read_plain(scan, template, lambda _: (position.board, position.rack), rounds=range(1, 10))
+    assert result.found
+    assert result.decision is not None and result.decision.play == "12F CASA"
+    assert result.round == 4

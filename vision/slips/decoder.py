@@ -1,0 +1,403 @@
+"""Deciding what a slip says, knowing the round's position and rack (D.III.20, D.III.25).
+
+Every legal play of the round (``rules_core.movegen``) is written out the ways a
+player may write it, and each written form is scored against the recogniser's
+output by its CTC probability (``ctc.trie_log_probs``):
+
+* ``play``: canonical (``H8 CASa``), oriented with the coordinate in either order
+  (``H8 CASa →``, ``8H CASa →``, D.III.20.1.b), board blanks with or without a
+  mark, the other direction of a one-tile play; every blank assignment is its own
+  play, a circled letter its own token;
+* ``unmarked_blank``: a play that needs a blank of the rack, written without the
+  circle (D.III.20.3, D.III.25.a);
+* ``coordinate_order``: the coordinate in the wrong order without an arrow, or the
+  wrong arrow (D.III.20.4), when that text is not itself a legal play.
+
+The unconstrained reading (CTC beam search) joins them, so a play that is illegal
+or not a word is read as written. Separators (space, hyphen) count as nothing.
+The probabilities, normalised over all of these, give each outcome a confidence;
+``decide`` turns the best outcome into a verdict: ``accepted`` (the play and its
+score), ``invalid`` (read as written with confidence, scores 0) or ``flagged``
+with the reasons an arbiter needs (``FLAGS``). Thresholds come from
+``models/slips/thresholds.json``, chosen on held-out slips (see the model card).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from rules_core.alphabet import BLANK, Tile, is_blank, label
+from rules_core.board import Board
+from rules_core.lexicon import Lexicon
+from rules_core.movegen import ScoredPlay, generate_plays
+from rules_core.notation import NotationError, Play
+from rules_core.slips import Slip, score_slip
+
+from . import ctc, tokens
+
+FLAGS: Final = (
+    "illegible",  # D.III.20.4: the handwriting cannot be read with confidence
+    "unmarked_blank",  # D.III.20.3, D.III.25.a: a blank of the rack not circled
+    "coordinate_order",  # D.III.20.4: coordinate in the wrong order, arrow missing or wrong
+    "position_unknown",  # D.III.20.4: round or coordinate not identifiable
+    "player_unknown",  # D.III.20.4: player not identifiable
+    "several_plays",  # D.III.20.2: more than one play written
+    "circled_without_blank",  # a circled letter with no blank on the rack to make it
+)
+THRESHOLDS_FILE: Final = Path(__file__).resolve().parents[2] / "models" / "slips" / "thresholds.json"
+SEPARATORS: Final = (tokens.INDEX[" "], tokens.INDEX["-"])
+_COORD: Final = r"(?:[A-O](?:1[0-5]|[1-9])|(?:1[0-5]|[1-9])[A-O])"
+_PLAY_RE: Final = re.compile(rf"({_COORD})([A-ZÑa-zñ]+)([→↓]?)(?={_COORD}|$)")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Minimum confidences: to accept a play, to score a reading 0 as written, to trust a field."""
+
+    accept: float = 0.9
+    invalid: float = 0.95
+    field: float = 0.8
+    reading_prior: float = 4.0  # nats a reading that is no legal play pays (slips hold legal plays)
+    current_round_prior: float = 3.0  # nats the round being played gains over older rounds
+    mistake_prior: float = 1.0  # nats a legal play written with a mistake pays
+
+    @classmethod
+    def load(cls, path: Path = THRESHOLDS_FILE) -> Thresholds:
+        if not path.exists():
+            return cls()
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return cls(**{k: float(data[k]) for k in cls.__dataclass_fields__ if k in data})
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A written form of a play: ``text`` as tokens without separators (``H8CASa→``)."""
+
+    text: str
+    kind: str  # "play", "unmarked_blank", "coordinate_order"
+    play: str  # canonical notation of the play it stands for
+    score: int
+
+
+def _perpendicular(board: Board, sp: ScoredPlay) -> str | None:
+    """The other notation of a one-tile play when it forms a 2+ letter word across too."""
+    play = sp.play
+    placed = [(sq, t) for sq, t in zip(play.squares(), play.word) if board[sq] == 0]
+    if len(placed) != 1:
+        return None
+    (row, col), tile = placed[0]
+    dr, dc = (0, 1) if play.down else (1, 0)
+    r, c = row, col
+    while 0 <= r - dr and 0 <= c - dc and board.get(r - dr, c - dc):
+        r, c = r - dr, c - dc
+    start, word = (r, c), []
+    while 0 <= r < 15 and 0 <= c < 15 and (board.get(r, c) or (r, c) == (row, col)):
+        word.append(tile if (r, c) == (row, col) else board.get(r, c))
+        r, c = r + dr, c + dc
+    if len(word) < 2:
+        return None
+    return Play(start[0], start[1], not play.down, tuple(word)).notation()
+
+
+def _written_forms(board: Board, play: Play) -> tuple[str, str, str]:
+    """(as notated, board blanks unmarked, rack blanks unmarked too) words of a play."""
+    notated, plain, unmarked = [], [], []
+    for square, tile in zip(play.squares(), play.word):
+        text = label(tile)
+        on_board = board[square] != 0
+        notated.append(text)
+        plain.append(text.upper() if on_board else text)
+        unmarked.append(text.upper())
+    return "".join(notated), "".join(plain), "".join(unmarked)
+
+
+def _swap(coordinate: str) -> str:
+    """``H8`` <-> ``8H``."""
+    if coordinate[0].isdigit():
+        return coordinate[-1] + coordinate[:-1]
+    return coordinate[1:] + coordinate[0]
+
+
+@dataclass
+class CandidateSet:
+    """Every written form of every legal play of one position and rack, in a token trie."""
+
+    candidates: list[Candidate]
+    index: dict[str, int]
+    trie: ctc.TokenTrie
+    rack_blanks: int
+
+    @classmethod
+    def build(cls, board: Board, rack: Sequence[Tile], lexicon: Lexicon) -> CandidateSet:
+        plays = generate_plays(board, rack, lexicon)
+        forms: dict[str, Candidate] = {}
+
+        def add(text: str, kind: str, sp: ScoredPlay) -> None:
+            if text not in forms:
+                forms[text] = Candidate(text, kind, sp.notation, sp.score)
+
+        later: list[tuple[str, str, ScoredPlay]] = []
+        for sp in plays:
+            play = sp.play
+            coordinate = play.coordinate()
+            swapped = _swap(coordinate)
+            right, wrong = ("↓", "→") if play.down else ("→", "↓")
+            notated, plain, unmarked = _written_forms(board, play)
+            for word in {notated, plain}:
+                add(coordinate + word, "play", sp)
+                add(coordinate + word + right, "play", sp)
+                add(swapped + word + right, "play", sp)
+            other = _perpendicular(board, sp)
+            if other:
+                coordinate2, word2 = other.split(" ")
+                add(coordinate2 + word2.upper(), "play", sp)
+            later.append((swapped + plain, "coordinate_order", sp))
+            later.append((coordinate + plain + wrong, "coordinate_order", sp))
+            if unmarked != plain:
+                for text in (coordinate + unmarked, coordinate + unmarked + right, swapped + unmarked + right):
+                    later.append((text, "unmarked_blank", sp))
+        for text, kind, sp in later:
+            add(text, kind, sp)
+        candidates = list(forms.values())
+        trie = ctc.TokenTrie.build(tokens.encode(c.text) for c in candidates)
+        return cls(candidates, {c.text: i for i, c in enumerate(candidates)}, trie, sum(1 for t in rack if t == BLANK))
+
+
+class CandidateCache:
+    """Candidate sets by position, most recent kept: every slip of a round shares one."""
+
+    def __init__(self, size: int = 8) -> None:
+        self._size = size
+        self._sets: OrderedDict[tuple[bytes, tuple[Tile, ...], str], CandidateSet] = OrderedDict()
+
+    def get(self, board: Board, rack: Sequence[Tile], lexicon: Lexicon) -> CandidateSet:
+        key = (board.to_bytes(), tuple(sorted(rack)), lexicon.name)
+        found = self._sets.get(key)
+        if found is None:
+            found = CandidateSet.build(board, rack, lexicon)
+            self._sets[key] = found
+            while len(self._sets) > self._size:
+                self._sets.popitem(last=False)
+        self._sets.move_to_end(key)
+        return found
+
+
+@dataclass(frozen=True)
+class Option:
+    """One outcome the slip may mean, with its share of the probability."""
+
+    kind: str  # "play", "unmarked_blank", "coordinate_order" or "reading"
+    text: str  # the play's canonical notation, or the reading as written
+    score: int | None
+    probability: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "play": self.text, "score": self.score, "probability": round(self.probability, 4)}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the slip says and what to do with it (the keys of ``read-slip --json``)."""
+
+    reading: str  # as written, circled letters lowercase
+    play: str | None  # canonical notation of the play chosen
+    score: int | None
+    verdict: str  # "accepted", "invalid" or "flagged"
+    flags: tuple[str, ...]
+    confidence: float
+    options: tuple[Option, ...] = ()  # the likeliest outcomes, best first
+    reason: str = ""  # why an invalid play scores 0 (rules_core.slips)
+    notation: str | None = None  # what goes on the rules' Slip: the play, or the reading as written
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "reading": self.reading,
+            "play": self.play,
+            "score": self.score,
+            "verdict": self.verdict,
+            "flags": list(self.flags),
+            "confidence": round(self.confidence, 4),
+            "candidates": [o.to_json() for o in self.options],
+            "reason": self.reason,
+        }
+
+    def slip(self, source: str = "escáner") -> Slip | None:
+        """The rules' Slip for an accepted or invalid reading; None while it waits for the arbiter."""
+        if self.verdict == "flagged" or self.notation is None:
+            return None
+        return Slip(self.notation, source=source)
+
+
+def format_reading(text: str) -> str:
+    """A raw reading as a person writes it: ``H8CASA→`` -> ``H8 CASA →`` (other text kept)."""
+    plays = split_plays(text.replace(" ", "").replace("-", ""))
+    if not plays:
+        return " ".join(text.split())
+    return " ".join(plays)
+
+
+def split_plays(text: str) -> list[str]:
+    """The plays in a separator-free reading, each as ``H8 CASA`` or ``H8 CASA →``; [] if none parses whole."""
+    found, position = [], 0
+    for match in _PLAY_RE.finditer(text):
+        if match.start() != position:
+            return []
+        coordinate, word, arrow = match.groups()
+        found.append(f"{coordinate} {word}" + (f" {arrow}" if arrow else ""))
+        position = match.end()
+    return found if position == len(text) and found else []
+
+
+def _rack_blanks_used(board: Board, play: Play) -> int:
+    return sum(1 for sq, t in zip(play.squares(), play.word) if board[sq] == 0 and is_blank(t))
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A line scored against a candidate set, before any prior: the raw top reading and
+    (kind, text, score, log-probability) for every candidate worth counting and every beam reading."""
+
+    raw: str
+    entries: tuple[tuple[str, str, int | None, float], ...]
+
+
+def score_line(log_probs: np.ndarray, cands: CandidateSet, beam: int = 8) -> Scored:
+    """Score every written form of every legal play, and the unconstrained readings, against ``log_probs``."""
+    absorbed = ctc.absorb(log_probs, SEPARATORS)
+    scores = ctc.trie_log_probs(absorbed, cands.trie)
+    beams = ctc.beam_search(log_probs, beam)
+    raw = tokens.decode(beams[0][0]) if beams else ""
+    entries: list[tuple[str, str, int | None, float]] = []
+    if len(scores):
+        for i in np.nonzero(scores > scores.max() - 30.0)[0]:  # the rest weigh nothing
+            cand = cands.candidates[int(i)]
+            entries.append((cand.kind, cand.play, cand.score, float(scores[i])))
+    seen = set()
+    for labels, _ in beams:
+        text = tokens.decode(labels).replace(" ", "").replace("-", "")
+        if text in cands.index or text in seen:
+            continue
+        seen.add(text)
+        entries.append(("reading", text, None, ctc.sequence_log_prob(absorbed, tokens.encode(text))))
+    return Scored(raw, tuple(entries))
+
+
+def options_of(scored: Scored, limits: Thresholds) -> list[Option]:
+    """Outcomes with their posterior probabilities, likeliest first.
+
+    Priors (in nats, from the calibration): a slip almost always holds a legal play,
+    so a reading that is none pays ``reading_prior``, and a legal play written with
+    a mistake (unmarked blank, coordinate order) pays ``mistake_prior``.
+    """
+    if not scored.entries:
+        return []
+    penalty = {"reading": limits.reading_prior, "unmarked_blank": limits.mistake_prior,
+               "coordinate_order": limits.mistake_prior}  # fmt: skip
+    logps = np.array([e[3] - penalty.get(e[0], 0.0) for e in scored.entries])
+    probs = np.exp(logps - np.logaddexp.reduce(logps))
+    grouped: dict[tuple[str, str], list[Any]] = {}
+    for (kind, text, score, _), p in zip(scored.entries, probs):
+        slot = grouped.setdefault((kind, text), [score, 0.0])
+        slot[1] += float(p)
+    options = [Option(kind, text, slot[0], slot[1]) for (kind, text), slot in grouped.items()]
+    return sorted(options, key=lambda o: -o.probability)
+
+
+def decide(log_probs: np.ndarray, cands: CandidateSet, board: Board, rack: Sequence[Tile], lexicon: Lexicon,
+           thresholds: Thresholds | None = None, top: int = 5) -> Decision:  # fmt: skip
+    """The verdict on one play field read by the recogniser (see the module docstring)."""
+    return decide_scored(score_line(log_probs, cands), board, rack, lexicon, thresholds, top)
+
+
+def decide_scored(scored: Scored, board: Board, rack: Sequence[Tile], lexicon: Lexicon,
+                  thresholds: Thresholds | None = None, top: int = 5) -> Decision:  # fmt: skip
+    """The verdict on a scored line (``score_line``) under ``thresholds``."""
+    limits = thresholds or Thresholds()
+    raw, options = scored.raw, options_of(scored, limits)
+    reading = format_reading(raw)
+    shown = tuple(options[:top])
+    if not options or not raw.strip():
+        return Decision(reading, None, None, "flagged", ("illegible",), 0.0, shown)
+    best = options[0]
+    confidence = best.probability
+    if best.kind == "play":
+        if confidence >= limits.accept:
+            return Decision(reading, best.text, best.score, "accepted", (), confidence, shown, notation=best.text)
+        return Decision(reading, best.text, None, "flagged", ("illegible",), confidence, shown)
+    if best.kind in ("unmarked_blank", "coordinate_order"):
+        return Decision(reading, best.text, None, "flagged", (best.kind,), confidence, shown)
+    return _decide_reading(best, reading, shown, board, rack, lexicon, limits)
+
+
+def _decide_reading(best: Option, reading: str, shown: tuple[Option, ...], board: Board, rack: Sequence[Tile],
+                    lexicon: Lexicon, limits: Thresholds) -> Decision:  # fmt: skip
+    """A reading that is no legal play: several plays, no coordinate, or a play read as written."""
+    confidence = best.probability
+    plays = split_plays(best.text)
+    if len(plays) > 1:
+        return Decision(reading, None, None, "flagged", ("several_plays",), confidence, shown)
+    if not plays:
+        letters = any(c.isalpha() for c in best.text)
+        flag = "position_unknown" if letters and not re.match(_COORD, best.text) else "illegible"
+        return Decision(reading, None, None, "flagged", (flag,), confidence, shown)
+    written = plays[0]
+    try:
+        play = Play.from_notation(written)
+    except NotationError:
+        return Decision(reading, None, None, "flagged", ("illegible",), confidence, shown)
+    if _rack_blanks_used(board, play) > sum(1 for t in rack if t == BLANK):
+        return Decision(reading, None, None, "flagged", ("circled_without_blank",), confidence, shown)
+    if confidence < limits.invalid:
+        return Decision(reading, None, None, "flagged", ("illegible",), confidence, shown)
+    result = score_slip(board, rack, lexicon, Slip(written))
+    if result.valid:
+        return Decision(reading, result.play, result.score, "accepted", (), confidence, shown, notation=result.play)
+    if "comodín no marcado" in result.reason:
+        return Decision(reading, result.play, None, "flagged", ("unmarked_blank",), confidence, shown)
+    return Decision(reading, result.play, 0, "invalid", (), confidence, shown, result.reason, notation=written)
+
+
+def score_choice(log_probs: np.ndarray, options: Sequence[str]) -> list[tuple[str, float, bool]]:
+    """(text, log-probability, is an option) for each of ``options`` and each beam reading that is none."""
+    absorbed = ctc.absorb(log_probs, SEPARATORS)
+    texts = [o.replace(" ", "").replace("-", "") for o in options]
+    scores = ctc.trie_log_probs(absorbed, ctc.TokenTrie.build(tokens.encode(t) for t in texts))
+    out = [(o, float(v), True) for o, v in zip(options, scores)]
+    for labels, _ in ctc.beam_search(log_probs, 4):
+        text = tokens.decode(labels).replace(" ", "").replace("-", "")
+        if text not in texts:
+            out.append((text, ctc.sequence_log_prob(absorbed, tokens.encode(text)), False))
+    return out
+
+
+def pick(scored: Sequence[tuple[str, float, bool]], reading_prior: float,
+         favoured: dict[str, float] | None = None) -> tuple[str | None, float]:  # fmt: skip
+    """The likeliest option of a scored field and its posterior (readings that are no option pay the prior;
+    ``favoured`` options, such as the round being played, gain their bonus in nats)."""
+    if not any(is_option for _, _, is_option in scored):
+        return None, 0.0
+    bonus = favoured or {}
+    logps = np.array([v + bonus.get(t, 0.0) if is_option else v - reading_prior for t, v, is_option in scored])
+    probs = np.exp(logps - np.logaddexp.reduce(logps))
+    best = max((i for i, e in enumerate(scored) if e[2]), key=lambda i: probs[i])
+    return scored[best][0], float(probs[best])
+
+
+def choose(log_probs: np.ndarray, options: Sequence[str], reading_prior: float = 4.0) -> tuple[str | None, float]:
+    """The likeliest of ``options`` (a round number, a table, a name) and its probability.
+
+    The unconstrained reading competes too (paying ``reading_prior`` nats), so a
+    field that says something else gets a low probability. Separators count as
+    nothing. (None, 0.0) when there is no option.
+    """
+    if not options:
+        return None, 0.0
+    return pick(score_choice(log_probs, options), reading_prior)

@@ -1,0 +1,160 @@
+"""Scanned slips into a duplicate game: read slips become ``slip`` events, doubtful ones are queued.
+
+``GameFeed.read_page`` is the ``ingest.Ingestor`` callback for one game: every
+slip on the page is read with the game's players and rounds; an accepted or
+invalid reading with no flag is appended at once as a ``slip`` event (source
+``escáner``, the page's content address in ``scan``); anything flagged, or
+refused by the game (a second slip of the same player and round, a slip of
+another game), goes to the ``ReviewQueue`` with its crops. ``resolve`` applies
+the arbiter's decision as a ``slip`` event (``slip_corrected`` when the player
+already has one). ``round_status`` says per player: read, flagged or missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rules_core.duplicate import DuplicateGame
+from rules_core.events import Event, GameError
+from rules_core.slips import Slip
+
+from .ingest import Page
+from .reader import PlayerRef, Position, SlipReader, SlipResult
+from .register import PlainTemplate
+from .review import ReviewItem, ReviewQueue, proposal_for
+
+Append = Callable[[Event], None]
+
+
+@dataclass
+class GameFeed:
+    """Slips of game ``game_id`` (the id printed in their QR codes) into ``append``."""
+
+    game_id: str
+    game: Callable[[], DuplicateGame]  # the live game (rebuilt by the service as needed)
+    append: Append
+    reader: SlipReader
+    queue: ReviewQueue
+    actor: str = "escáner"
+    template: PlainTemplate | None = None  # plain slips: registered to this template instead of markers
+
+    def _players(self, game: DuplicateGame) -> list[PlayerRef]:
+        return [PlayerRef(p.id, p.name, p.table) for p in game.players.values()]
+
+    def _position_of(self, game: DuplicateGame) -> Callable[[int | None], Position | None]:
+        def position(number: int | None) -> Position | None:
+            if number is None:
+                current = game.current
+                return (current.board, current.rack) if current else None
+            if 1 <= number <= len(game.rounds):
+                r = game.round(number)
+                return r.board, r.rack
+            return None
+
+        return position
+
+    def read_page(self, page: Page, gray: np.ndarray) -> list[dict[str, Any]]:
+        """Read every slip of a stored page; returns what happened to each, for the ingest journal."""
+        game = self.game()
+        rounds = [r.number for r in game.rounds]
+        current = game.current.number if game.current else None
+        if self.template is not None:
+            plain = self.reader.read_plain(gray, self.template, self._position_of(game), self._players(game), rounds,
+                                           current)
+            results = [plain] if plain.found else []
+        else:
+            results = self.reader.read_slip(gray, self._position_of(game), self._players(game), rounds, current)
+        if not results:
+            item = self._queue(page, 0, SlipResult(False, flags=("position_unknown",)), "no se encontró ninguna papeleta")
+            return [{"status": "flagged", "review": item.id, "note": item.note}]
+        outcome = []
+        for index, result in enumerate(results):
+            if result.round is None and result.decision is not None and game.current is not None:
+                result.round = game.current.number
+            outcome.append(self._submit(page, index, result))
+        return outcome
+
+    def _submit(self, page: Page, index: int, result: SlipResult) -> dict[str, Any]:
+        summary = result.to_json()
+        if result.game is not None and result.game != self.game_id:
+            item = self._queue(page, index, result, f"la papeleta es de otra partida ({result.game})")
+            return {"status": "flagged", "review": item.id, **_brief(summary)}
+        decision = result.decision
+        if result.verdict == "flagged" or decision is None:
+            item = self._queue(page, index, result)
+            return {"status": "flagged", "review": item.id, **_brief(summary)}
+        slip = decision.slip(self.actor)
+        assert slip is not None and result.player is not None and result.round is not None
+        event = Event("slip", {"round": result.round, "player": result.player, "slip": slip.to_json(),
+                               "scan": page.sha, "confidence": round(decision.confidence, 4)}, self.actor)  # fmt: skip
+        try:
+            self.append(event)
+        except GameError as error:
+            item = self._queue(page, index, result, str(error))
+            return {"status": "flagged", "review": item.id, **_brief(summary)}
+        return {"status": "submitted", **_brief(summary)}
+
+    def _queue(self, page: Page, index: int, result: SlipResult, note: str = "") -> ReviewItem:
+        item_id = f"{page.sha[:16]}-{index}"
+        decision = result.decision
+        crop = slip_image = ""
+        if result.rectified is not None:
+            slip_image = self.queue.save_crop(f"{item_id}-papeleta", result.rectified)
+            if result.play_box is not None:
+                x0, y0, x1, y1 = result.play_box
+                crop = self.queue.save_crop(item_id, result.rectified[max(0, y0 - 4) : y1 + 4, max(0, x0 - 4) : x1 + 4])
+        reading = decision.reading if decision else ""
+        top_play = decision.play if decision else None
+        if top_play is None and decision and decision.options and decision.options[0].kind != "reading":
+            top_play = decision.options[0].text
+        flags = result.flags or (("illegible",) if note else ())
+        proposal = proposal_for(flags, reading, top_play)
+        item = ReviewItem(
+            item_id, page.sha, result.game or self.game_id, result.round, result.player, result.table, reading,
+            tuple(flags), decision.confidence if decision else 0.0,
+            tuple(o.to_json() for o in decision.options) if decision else (),
+            proposal.to_json() if proposal else None, crop, slip_image, note,
+        )  # fmt: skip
+        return self.queue.add(item)
+
+    def resolve(self, item_id: str, action: str, actor: str, notation: str | None = None, reason: str | None = None,
+                player: str | None = None, round_number: int | None = None) -> ReviewItem:  # fmt: skip
+        """Apply the arbiter's accept / correct / void to the game (ValueError or GameError when it cannot)."""
+        game = self.game()
+        item = self.queue.items.get(item_id)
+        if item is None:
+            raise ValueError(f"no hay papeleta en revisión con id {item_id!r}")
+        def submit(slip: Slip, target_player: str, target_round: int) -> None:
+            already = target_player in game.round(target_round).slips
+            kind = "slip_corrected" if already else "slip"
+            data = {"round": target_round, "player": target_player, "slip": slip.to_json(), "scan": item.page}
+            if already:
+                data["reason"] = f"revisión del árbitro ({action})"
+            self.append(Event(kind, data, actor))
+
+        resolved, _ = self.queue.resolve(item_id, action, actor, notation, reason, player, round_number, submit)
+        return resolved
+
+
+def _brief(summary: dict[str, Any]) -> dict[str, Any]:
+    keys = ("reading", "play", "score", "verdict", "flags", "confidence", "player", "round")
+    return {k: summary.get(k) for k in keys}
+
+
+def round_status(game: DuplicateGame, queue: ReviewQueue, number: int) -> dict[str, str]:
+    """Per player id: ``read`` (a slip is in the game), ``flagged`` (waiting in the queue) or ``missing``."""
+    r = game.round(number)
+    waiting = {i.player for i in queue.pending(round_number=number) if i.player}
+    status = {}
+    for player in game.players:
+        if player in r.slips:
+            status[player] = "read"
+        elif player in waiting:
+            status[player] = "flagged"
+        else:
+            status[player] = "missing"
+    return status

@@ -1,0 +1,241 @@
+"""Ingesting scans from a watched folder: every page stored, content-addressed, before it is read.
+
+Folder layout under ``root`` (the state of the slip reader for one event):
+
+* ``pages/<sha256>.png``: each page, named by the SHA-256 of its grey pixels (and
+  shape), so the same page delivered twice, whatever its file format, is one page;
+* ``originals/<sha256 of file><ext>``: every accepted file as it arrived;
+* ``refused/<name>`` and ``refused/<name>.motivo.txt``: files that could not be
+  taken (not an image, unreadable, too large), kept for the arbiter with the reason;
+* ``journal.jsonl``: what happened, one JSON object per line, flushed and fsynced.
+
+A file is handled in steps, each journaled after it is durable: split into pages
+and each page written (temp file, then rename) -> ``file`` record -> the original
+moved out of the inbox -> each page read -> ``read`` record. Restarted after a
+crash at any point, ``Ingestor`` replays the journal and does only what is left:
+a page whose ``read`` record is missing is read again, nothing is read twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import cv2
+import numpy as np
+from PIL import Image, ImageSequence
+
+IMAGE_SUFFIXES: Final = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".pdf")
+MAX_FILE_BYTES: Final = 64 * 1024 * 1024
+MAX_PAGE_PIXELS: Final = 40_000_000  # an A4 page at 600 dpi is about 35 Mpx
+MAX_PAGES: Final = 300
+PDF_DPI: Final = 200
+
+
+class RefusedFile(ValueError):
+    """A file that cannot be ingested; the message says why, for the arbiter."""
+
+
+@dataclass(frozen=True)
+class Page:
+    """One stored page: its content address, where it came from, the stored PNG."""
+
+    sha: str
+    source: str  # the file name as it arrived
+    index: int  # page number within the file, from 0
+    path: Path
+
+
+def page_sha(gray: np.ndarray) -> str:
+    """The content address of a grey page: SHA-256 of its shape and pixel bytes."""
+    digest = hashlib.sha256(f"{gray.shape[0]}x{gray.shape[1]}:".encode())
+    digest.update(np.ascontiguousarray(gray, dtype=np.uint8).tobytes())
+    return digest.hexdigest()
+
+
+def _check_size(width: int, height: int, name: str, index: int) -> None:
+    if width * height > MAX_PAGE_PIXELS:
+        raise RefusedFile(
+            f"{name}: la página {index + 1} mide {width}x{height} píxeles, más de {MAX_PAGE_PIXELS // 1_000_000} "
+            "megapíxeles; escanee a 300 ppp o menos"
+        )
+
+
+def split_pages(data: bytes, name: str) -> Iterator[np.ndarray]:
+    """The grey pages (uint8, rows = y) of an image or a multi-page PDF/TIFF; RefusedFile when it cannot be read."""
+    if len(data) > MAX_FILE_BYTES:
+        raise RefusedFile(f"{name}: el archivo ocupa {len(data) // 1_000_000} MB, más de {MAX_FILE_BYTES // 1_000_000} MB")
+    if not data:
+        raise RefusedFile(f"{name}: el archivo está vacío")
+    if data[:5] == b"%PDF-":
+        yield from _pdf_pages(data, name)
+        return
+    Image.MAX_IMAGE_PIXELS = None  # sizes are checked page by page below, before decoding
+    try:
+        image = Image.open(io.BytesIO(data))
+    except Exception:
+        raise RefusedFile(f"{name}: no es una imagen ni un PDF que se pueda leer") from None
+    count = 0
+    try:
+        for index, frame in enumerate(ImageSequence.Iterator(image)):
+            if index >= MAX_PAGES:
+                raise RefusedFile(f"{name}: más de {MAX_PAGES} páginas")
+            _check_size(frame.width, frame.height, name, index)
+            yield np.asarray(frame.convert("L"), dtype=np.uint8).copy()
+            count += 1
+    except RefusedFile:
+        raise
+    except Exception as error:
+        raise RefusedFile(f"{name}: imagen dañada o incompleta ({error.__class__.__name__})") from None
+    if count == 0:
+        raise RefusedFile(f"{name}: la imagen no tiene ninguna página")
+
+
+def _pdf_pages(data: bytes, name: str) -> Iterator[np.ndarray]:
+    import pypdfium2
+
+    try:
+        document = pypdfium2.PdfDocument(data)
+    except Exception:
+        raise RefusedFile(f"{name}: PDF dañado o protegido") from None
+    if len(document) > MAX_PAGES:
+        raise RefusedFile(f"{name}: más de {MAX_PAGES} páginas")
+    for index in range(len(document)):
+        page = document[index]
+        width, height = page.get_size()  # points
+        scale = PDF_DPI / 72.0
+        _check_size(int(width * scale), int(height * scale), name, index)
+        bitmap = page.render(scale=scale, grayscale=True)
+        yield np.asarray(bitmap.to_pil().convert("L"), dtype=np.uint8).copy()
+
+
+ReadPage = Callable[[Page, np.ndarray], list[dict[str, Any]]]
+
+
+@dataclass
+class Ingestor:
+    """The watched folder ``inbox`` and the state under ``root`` (see the module docstring)."""
+
+    inbox: Path
+    root: Path
+    read_page: ReadPage
+    files: dict[str, list[str]] = field(default_factory=dict)  # file sha -> page shas
+    read: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # page sha -> results
+    pages: dict[str, Page] = field(default_factory=dict)
+    refused: list[dict[str, str]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        for folder in (self.inbox, self.root / "pages", self.root / "originals", self.root / "refused"):
+            folder.mkdir(parents=True, exist_ok=True)
+        self._replay()
+
+    @property
+    def journal_path(self) -> Path:
+        return self.root / "journal.jsonl"
+
+    def _replay(self) -> None:
+        if not self.journal_path.exists():
+            return
+        text = self.journal_path.read_text(encoding="utf-8")
+        if text and not text.endswith("\n"):
+            with open(self.journal_path, "a", encoding="utf-8") as handle:
+                handle.write("\n")  # close a line cut by a crash, so the next record starts clean
+        for line in text.splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut by a crash: its step is redone
+            kind = record.get("kind")
+            if kind == "file":
+                self.files[record["file_sha"]] = record["pages"]
+                for i, sha in enumerate(record["pages"]):
+                    self.pages.setdefault(sha, Page(sha, record["name"], i, self.root / "pages" / f"{sha}.png"))
+            elif kind == "read":
+                self.read[record["page"]] = record["results"]
+            elif kind == "refused":
+                self.refused.append({"name": record["name"], "reason": record["reason"]})
+
+    def _journal(self, record: dict[str, Any]) -> None:
+        with open(self.journal_path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def poll(self) -> list[Page]:
+        """Take every file now in the inbox, then read every page not yet read; returns the pages read now."""
+        for path in sorted(self.inbox.iterdir()):
+            if path.is_file() and not path.name.startswith("."):
+                self.take(path)
+        return self.read_pending()
+
+    def take(self, path: Path) -> list[str]:
+        """Store a file's pages (or refuse it); returns its page shas ([] when refused)."""
+        data = path.read_bytes()
+        file_sha = hashlib.sha256(data).hexdigest()
+        if file_sha in self.files:
+            path.unlink()  # the same file again: its pages are stored already
+            return self.files[file_sha]
+        try:
+            if path.suffix.lower() not in IMAGE_SUFFIXES and data[:5] != b"%PDF-":
+                raise RefusedFile(f"{path.name}: tipo de archivo no admitido (se esperan {', '.join(IMAGE_SUFFIXES)})")
+            shas = [self._store_page(gray) for gray in split_pages(data, path.name)]
+        except RefusedFile as error:
+            self._refuse(path, str(error))
+            return []
+        self._journal({"kind": "file", "name": path.name, "file_sha": file_sha, "pages": shas})
+        self.files[file_sha] = shas
+        for i, sha in enumerate(shas):
+            self.pages.setdefault(sha, Page(sha, path.name, i, self.root / "pages" / f"{sha}.png"))
+        target = self.root / "originals" / f"{file_sha}{path.suffix.lower()}"
+        if not target.exists():
+            shutil.move(str(path), target)
+        else:
+            path.unlink()
+        return shas
+
+    def _store_page(self, gray: np.ndarray) -> str:
+        sha = page_sha(gray)
+        final = self.root / "pages" / f"{sha}.png"
+        if not final.exists():
+            temporary = final.with_suffix(".tmp.png")
+            if not cv2.imwrite(str(temporary), gray):
+                raise RefusedFile(f"no se pudo guardar la página {sha[:12]}")
+            with open(temporary, "rb") as handle:
+                os.fsync(handle.fileno())
+            os.replace(temporary, final)
+        return sha
+
+    def _refuse(self, path: Path, reason: str) -> None:
+        target = self.root / "refused" / path.name
+        shutil.move(str(path), target)
+        (self.root / "refused" / f"{path.name}.motivo.txt").write_text(reason + "\n", encoding="utf-8")
+        self._journal({"kind": "refused", "name": path.name, "reason": reason})
+        self.refused.append({"name": path.name, "reason": reason})
+
+    def pending(self) -> list[Page]:
+        """Stored pages not read yet, in arrival order; each page once however often it came."""
+        seen: set[str] = set()
+        out = []
+        for shas in self.files.values():
+            for sha in shas:
+                if sha not in self.read and sha not in seen:
+                    seen.add(sha)
+                    out.append(self.pages[sha])
+        return out
+
+    def read_pending(self) -> list[Page]:
+        done = []
+        for page in self.pending():
+            gray = cv2.imread(str(page.path), cv2.IMREAD_GRAYSCALE)
+            results = self.read_page(page, gray) if gray is not None else [{"error": "página ilegible en disco"}]
+            self._journal({"kind": "read", "page": page.sha, "results": results})
+            self.read[page.sha] = results
+            done.append(page)
+        return done

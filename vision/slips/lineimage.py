@@ -1,0 +1,76 @@
+"""The recogniser's input: a grey image of one handwritten line, normalised.
+
+``prepare_line`` maps a grey uint8 image (rows = y down, columns = x right; dark ink
+on light paper) to float32 of shape (32, W): ink 1.0, paper 0.0, printed rules
+(long straight box borders) removed, cropped to the ink with a margin and scaled
+to height 32 keeping the aspect ratio (W at most ``MAX_WIDTH``, squeezed beyond).
+Training and reading both go through it, so they see the same input.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import cv2
+import numpy as np
+
+HEIGHT: Final = 32
+MAX_WIDTH: Final = 480
+MIN_WIDTH: Final = 32
+INK_FLOOR: Final = 45.0  # grey levels: contrast below this is paper, not a faint pen
+
+
+def ink_of(gray: np.ndarray) -> np.ndarray:
+    """Ink in 0..1 of a grey image: the background grey 0, the darkest strokes 1."""
+    image = gray.astype(np.float32)
+    background = float(np.percentile(image, 60))
+    darkest = float(np.percentile(image, 0.5))
+    ink = (background - image) / max(background - darkest, INK_FLOOR)
+    return np.clip(ink, 0.0, 1.0)
+
+
+def remove_rules(ink: np.ndarray) -> np.ndarray:
+    """Erase long straight horizontal and vertical lines (printed box borders)."""
+    h, w = ink.shape
+    binary = (ink > 0.35).astype(np.uint8)
+    horizontal = cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((1, max(15, int(w * 0.4))), np.uint8))
+    vertical = cv2.morphologyEx(binary, cv2.MORPH_OPEN, np.ones((max(15, int(h * 0.8)), 1), np.uint8))
+    rules = cv2.dilate(horizontal | vertical, np.ones((3, 3), np.uint8))
+    return np.where(rules > 0, 0.0, ink).astype(np.float32)
+
+
+def ink_box(ink: np.ndarray, threshold: float = 0.3, min_pixels: int = 3) -> tuple[int, int, int, int] | None:
+    """(x0, y0, x1, y1) of the ink, x1/y1 exclusive, ignoring specks; None when blank."""
+    binary = (ink > threshold).astype(np.uint8)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    keep = [i for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] >= min_pixels]
+    if not keep:
+        return None
+    x0 = min(int(stats[i, cv2.CC_STAT_LEFT]) for i in keep)
+    y0 = min(int(stats[i, cv2.CC_STAT_TOP]) for i in keep)
+    x1 = max(int(stats[i, cv2.CC_STAT_LEFT] + stats[i, cv2.CC_STAT_WIDTH]) for i in keep)
+    y1 = max(int(stats[i, cv2.CC_STAT_TOP] + stats[i, cv2.CC_STAT_HEIGHT]) for i in keep)
+    return x0, y0, x1, y1
+
+
+def prepare_ink(ink: np.ndarray) -> np.ndarray:
+    """An ink image (1 = ink) cropped, margined and scaled to (32, W) float32."""
+    box = ink_box(ink, min_pixels=max(3, ink.shape[0] // 12))
+    if box is not None:
+        x0, y0, x1, y1 = box
+        ink = ink[y0:y1, x0:x1]
+    h, w = ink.shape
+    margin = max(2, int(0.12 * h))
+    ink = cv2.copyMakeBorder(ink, margin, margin, margin, margin, cv2.BORDER_CONSTANT, value=0)
+    h, w = ink.shape
+    inner = HEIGHT
+    width = int(round(w * inner / max(h, 1)))
+    width = min(MAX_WIDTH, max(MIN_WIDTH, width))
+    return cv2.resize(ink, (width, inner), interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
+def prepare_line(gray: np.ndarray) -> np.ndarray:
+    """A grey uint8 line image as the recogniser's (32, W) float32 input (see module doc)."""
+    if gray.ndim == 3:
+        gray = cv2.cvtColor(gray, cv2.COLOR_BGR2GRAY)
+    return prepare_ink(remove_rules(ink_of(gray)))

@@ -1,0 +1,33 @@
+"""The slip's QR code: game, table and player (``layout.qr_payload``), read with OpenCV."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from . import layout
+
+
+def read_qr(gray: np.ndarray) -> str | None:
+    """The text of the QR code on a grey image, or None when none can be decoded."""
+    detector = cv2.QRCodeDetector()
+    for image in (gray, cv2.resize(gray, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)):
+        try:
+            text, points, _ = detector.detectAndDecode(image)
+        except cv2.error:
+            continue
+        if text:
+            return str(text)
+    return None
+
+
+def read_slip_qr(rectified: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> tuple[str, int, str] | None:
+    """(game, table, player) from the QR region of a rectified slip, or None."""
+    x0, y0, x1, y1 = layout.QR_BOX
+    margin = 2.0
+    crop = rectified[
+        max(0, int((y0 - margin) * px_per_mm)) : int((y1 + margin) * px_per_mm),
+        max(0, int((x0 - margin) * px_per_mm)) : int((x1 + margin) * px_per_mm),
+    ]
+    text = read_qr(crop)
+    return layout.parse_qr_payload(text) if text else None

@@ -1,0 +1,267 @@
+"""The slip reader: a scan becomes the facts of a slip (D.II.8) and a decision on its play.
+
+Pipeline: find and rectify each slip (``register``), read the QR code (game,
+table, player), else the handwritten table and the printed or written name
+matched against the game's players (``decoder.choose``); the round box; the
+coordinate and word boxes cut, joined into one line (coordinate, a gap, word) and
+read by the recogniser; the play decided with the round's position
+(``decoder.decide``). A plain slip is read the same way through a
+``PlainTemplate`` whose fields the arbiter marked. Expected failures are values:
+``SlipResult.found`` is False when no slip is on the scan, and doubtful facts are
+flags, never exceptions.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from rules_core.alphabet import Tile
+from rules_core.board import Board
+from rules_core.lexicon import Lexicon
+
+from . import layout
+from .decoder import CandidateCache, Decision, Scored, Thresholds, decide_scored, pick, score_choice, score_line
+from .lineimage import ink_of
+from .qr import read_slip_qr
+from .recognizer import Recognizer, default_recognizer
+from .register import PlainTemplate, find_slips
+
+Position = tuple[Board, tuple[Tile, ...]]
+PositionOf = Callable[[int | None], Position | None]  # the round's position, given the round read
+
+
+@dataclass(frozen=True)
+class PlayerRef:
+    """A player of the game as the reader matches them: id, name, table."""
+
+    id: str
+    name: str
+    table: int
+
+
+@dataclass
+class SlipResult:
+    """Everything read from one slip; ``verdict`` is ``flagged`` whenever ``flags`` is not empty."""
+
+    found: bool
+    decision: Decision | None = None
+    flags: tuple[str, ...] = ()
+    game: str | None = None
+    player: str | None = None
+    player_confidence: float = 0.0
+    table: int | None = None
+    round: int | None = None
+    round_confidence: float = 0.0
+    rectified: np.ndarray | None = field(default=None, repr=False)  # the slip straightened, grey
+    play_box: tuple[int, int, int, int] | None = None  # where the play is on ``rectified`` (x0, y0, x1, y1 px)
+    scored: Scored | None = field(default=None, repr=False)  # the play line's raw scores (for calibration)
+    round_scored: list[tuple[str, float, bool]] | None = field(default=None, repr=False)
+
+    @property
+    def verdict(self) -> str:
+        if not self.found or self.decision is None:
+            return "flagged"
+        return "flagged" if self.flags else self.decision.verdict
+
+    def to_json(self) -> dict[str, Any]:
+        decision = self.decision
+        base = decision.to_json() if decision else {
+            "reading": "", "play": None, "score": None, "verdict": "flagged", "flags": [],
+            "confidence": 0.0, "candidates": [], "reason": "",
+        }  # fmt: skip
+        base.update({
+            "verdict": self.verdict,
+            "flags": list(self.flags),
+            "score": base["score"] if self.verdict != "flagged" else None,
+            "found": self.found,
+            "game": self.game,
+            "player": self.player,
+            "player_confidence": round(self.player_confidence, 4),
+            "table": self.table,
+            "round": self.round,
+            "round_confidence": round(self.round_confidence, 4),
+        })  # fmt: skip
+        return base
+
+
+def _crop(image: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
+    x0, y0, x1, y1 = box
+    return image[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)]
+
+
+def join_line(coordinate: np.ndarray, word: np.ndarray) -> np.ndarray:
+    """One grey line from the coordinate and word crops: coordinate, a paper gap, word (heights matched)."""
+    height = max(coordinate.shape[0], word.shape[0])
+
+    def fit(crop: np.ndarray) -> np.ndarray:
+        if crop.shape[0] == height:
+            return crop
+        return cv2.copyMakeBorder(crop, 0, height - crop.shape[0], 0, 0, cv2.BORDER_REPLICATE)
+
+    paper = int(np.percentile(np.concatenate([coordinate.ravel(), word.ravel()]), 70))
+    gap = np.full((height, max(4, int(height * 0.5))), paper, np.uint8)
+    return np.hstack([fit(coordinate), gap, fit(word)])
+
+
+def text_rows(gray: np.ndarray) -> int:
+    """How many separate rows of writing a box holds (two rows: two plays written, D.III.20.2)."""
+    ink = ink_of(gray) > 0.4
+    profile = ink.sum(axis=1) > max(2, 0.01 * ink.shape[1])
+    rows, run = 0, 0
+    for on in list(profile) + [False]:
+        if on:
+            run += 1
+        else:
+            if run >= 0.2 * len(profile):
+                rows += 1
+            run = 0
+    return rows
+
+
+class SlipReader:
+    """Loads the recogniser once; reads slips for any round (candidate sets cached per position)."""
+
+    def __init__(self, lexicon: Lexicon, recognizer: Recognizer | None = None,
+                 thresholds: Thresholds | None = None) -> None:  # fmt: skip
+        self.lexicon = lexicon
+        self.recognizer = recognizer or default_recognizer()
+        self.thresholds = thresholds or Thresholds.load()
+        self.cache = CandidateCache()
+
+    def score_line(self, line: np.ndarray, board: Board, rack: Sequence[Tile]) -> Scored:
+        """A grey image of a handwritten play (coordinate and word) scored against the round's plays."""
+        return score_line(self.recognizer.log_probs(line), self.cache.get(board, rack, self.lexicon))
+
+    def decide_line(self, line: np.ndarray, board: Board, rack: Sequence[Tile]) -> Decision:
+        """The decision on a grey image of a handwritten play (coordinate and word)."""
+        return decide_scored(self.score_line(line, board, rack), board, rack, self.lexicon, self.thresholds)
+
+    def read_move(self, gray: np.ndarray, board: Board, rack: Sequence[Tile]) -> Decision:
+        """``veedor read-move``: an image of the play alone, as cut from a slip."""
+        return self.decide_line(gray, board, rack)
+
+    def read_slip(self, gray: np.ndarray, position_of: PositionOf, players: Sequence[PlayerRef] = (),
+                  rounds: Sequence[int] = (), current: int | None = None) -> list[SlipResult]:  # fmt: skip
+        """Every printed slip on a grey scan (an empty list when none is found).
+
+        ``position_of(round)`` gives the board and rack of the round read from the
+        slip (None when it cannot tell); ``rounds`` are the round numbers the slip
+        may carry, ``current`` the one being played (the likeliest); ``players``
+        those it may belong to.
+        """
+        results = []
+        for registration in find_slips(gray):
+            rectified = registration.rectify(gray)
+            results.append(self.read_rectified(rectified, position_of, players, rounds, current))
+        return results
+
+    def read_rectified(self, rectified: np.ndarray, position_of: PositionOf, players: Sequence[PlayerRef],
+                       rounds: Sequence[int], current: int | None = None) -> SlipResult:  # fmt: skip
+        """A printed slip already in the slip frame at ``layout.PX_PER_MM``."""
+        fields = {name: _crop(rectified, box.pixels(layout.PX_PER_MM, layout.FIELD_INSET))
+                  for name, box in layout.FIELDS.items()}  # fmt: skip
+        result = SlipResult(True, rectified=rectified)
+        qr = read_slip_qr(rectified)
+        if qr is not None:
+            result.game, result.table, result.player = qr
+            result.player_confidence = 1.0
+        elif players:
+            self._player_from_writing(result, fields["mesa"], _crop(rectified, _name_box()), players)
+        coordinate, word = fields["coordenada"], fields["palabra"]
+        play_box = layout.FIELDS["coordenada"].pixels()[:2] + layout.FIELDS["palabra"].pixels()[2:]
+        return self._finish(result, join_line(coordinate, word), fields["ronda"], position_of, players, rounds,
+                            several=max(text_rows(coordinate), text_rows(word)) > 1, play_box=play_box,
+                            current=current)  # fmt: skip
+
+    def read_plain(self, gray: np.ndarray, template: PlainTemplate, position_of: PositionOf,
+                   players: Sequence[PlayerRef] = (), rounds: Sequence[int] = (),
+                   current: int | None = None) -> SlipResult:  # fmt: skip
+        """A plain slip registered to ``template`` (fields ``coordenada`` + ``palabra``, or ``jugada``)."""
+        homography = template.register(gray)
+        if homography is None:
+            return SlipResult(False, flags=("position_unknown",))
+        rectified = template.rectify(gray, homography)
+        crops = {name: _crop(rectified, box) for name, box in template.fields.items()}
+        result = SlipResult(True, rectified=rectified)
+        if players and ("mesa" in crops or "nombre" in crops):
+            self._player_from_writing(result, crops.get("mesa"), crops.get("nombre"), players)
+        if "jugada" in crops:
+            line, play_box = crops["jugada"], template.fields["jugada"]
+        else:
+            line = join_line(crops["coordenada"], crops["palabra"])
+            play_box = template.fields["coordenada"][:2] + template.fields["palabra"][2:]
+        return self._finish(result, line, crops.get("ronda"), position_of, players, rounds,
+                            several=text_rows(line) > 1, play_box=play_box, current=current)  # fmt: skip
+
+    def _finish(self, result: SlipResult, line: np.ndarray, round_crop: np.ndarray | None, position_of: PositionOf,
+                players: Sequence[PlayerRef], rounds: Sequence[int], several: bool,
+                play_box: tuple[int, int, int, int], current: int | None = None) -> SlipResult:  # fmt: skip
+        flags: list[str] = []
+        if players and (result.player is None or result.player_confidence < self.thresholds.field):
+            flags.append("player_unknown")
+        if round_crop is not None and rounds:
+            result.round_scored = score_choice(self.recognizer.log_probs(round_crop), [str(r) for r in rounds])
+            favoured = {str(current): self.thresholds.current_round_prior} if current else None
+            text, confidence = pick(result.round_scored, self.thresholds.reading_prior, favoured)
+            result.round = int(text) if text else None
+            result.round_confidence = confidence
+        position = position_of(result.round if result.round_confidence >= self.thresholds.field else None)
+        if rounds and result.round_confidence < self.thresholds.field:
+            flags.append("position_unknown")
+        result.play_box = play_box
+        if position is None:
+            result.flags = tuple(dict.fromkeys(flags + ["position_unknown"]))
+            return result
+        board, rack = position
+        result.scored = self.score_line(line, board, rack)
+        result.decision = decide_scored(result.scored, board, rack, self.lexicon, self.thresholds)
+        if several:
+            flags.append("several_plays")
+        result.flags = tuple(dict.fromkeys(flags + list(result.decision.flags)))
+        return result
+
+    def _player_from_writing(self, result: SlipResult, table_crop: np.ndarray | None,
+                             name_crop: np.ndarray | None, players: Sequence[PlayerRef]) -> None:  # fmt: skip
+        """Player from the handwritten table number, else from the name; confidence the better one."""
+        best: tuple[PlayerRef | None, float] = (None, 0.0)
+        if table_crop is not None and table_crop.size:
+            tables = sorted({str(p.table) for p in players})
+            text, confidence = pick(score_choice(self.recognizer.log_probs(table_crop), tables),
+                                    self.thresholds.reading_prior)
+            matching = [p for p in players if str(p.table) == text]
+            if len(matching) == 1 and confidence > best[1]:
+                best = (matching[0], confidence)
+        if name_crop is not None and name_crop.size and best[1] < self.thresholds.field:
+            names = [_name_key(p.name) for p in players]
+            text, confidence = pick(score_choice(self.recognizer.log_probs(name_crop), names),
+                                    self.thresholds.reading_prior)
+            if text is not None and names.count(text) == 1 and confidence > best[1]:
+                best = (players[names.index(text)], confidence)
+        if best[0] is not None:
+            result.player, result.table, result.player_confidence = best[0].id, best[0].table, best[1]
+
+
+def _name_key(name: str) -> str:
+    """A name as the recogniser spells it: capitals without accents (Ñ kept), letters and spaces."""
+    out = []
+    for char in name.upper():
+        if char == "Ñ":
+            out.append(char)
+            continue
+        base = unicodedata.normalize("NFD", char)[0]
+        out.append(base if base.isalpha() and base.isascii() else " ")
+    return " ".join("".join(out).split())
+
+
+def _name_box() -> tuple[int, int, int, int]:
+    """The printed player's name on a rectified slip (first header line), in px."""
+    x, y = layout.NAME_AT
+    size = layout.header_lines(layout.SlipInfo("", "", 0, "", ""))[0][1]
+    s = layout.PX_PER_MM
+    return int((x - 0.5) * s), int((y - 0.5) * s), int((layout.QR_BOX[0] - 1) * s), int((y + size * 1.3) * s)

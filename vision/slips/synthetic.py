@@ -1,0 +1,86 @@
+"""Filled-in slips and their scans, drawn: for tests, the benchmark and the demo's scanner.
+
+``fill_slip`` writes field texts by hand (``handwriting.render_line``) into the boxes
+of a printed slip image (slip frame at ``px_per_mm``); ``scan`` lays a slip on a
+scanner bed at any rotation, with a little perspective, blur, noise and JPEG, at
+``dpi``. Randomness comes only from the caller's ``numpy.random.Generator``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import cv2
+import numpy as np
+
+from . import handwriting as hw
+from . import layout
+
+
+def write_in_box(image: np.ndarray, box: tuple[int, int, int, int], text: str, writer: hw.Writer,
+                 rng: np.random.Generator, ink: float = 40.0) -> None:  # fmt: skip
+    """Handwrite ``text`` inside ``box`` (x0, y0, x1, y1 px) of a grey image, in place."""
+    x0, y0, x1, y1 = box
+    bw, bh = x1 - x0, y1 - y0
+    style = hw.Style.random(rng)
+    mask = hw.render_line(text, writer, rng, style)
+    if rng.random() < 0.5:
+        mask = hw.elastic(mask, rng, style.height * float(rng.uniform(0.02, 0.06)), style.height * 0.25)
+    # the cap height drawn is style.height; make it 40-65 % of the box height
+    scale = bh * float(rng.uniform(0.4, 0.62)) / style.height
+    scale = min(scale, (bw - 6) / mask.shape[1], (bh - 4) / mask.shape[0])
+    mh, mw = max(1, int(mask.shape[0] * scale)), max(1, int(mask.shape[1] * scale))
+    mask = cv2.resize(mask, (mw, mh), interpolation=cv2.INTER_AREA)
+    left = x0 + 3 + int(rng.integers(0, max(1, min(bw - mw - 5, int(0.25 * bw)))))
+    top = y0 + (bh - mh) // 2 + int(rng.integers(-max(1, (bh - mh) // 4), max(2, (bh - mh) // 4)))
+    top = min(max(y0 + 1, top), y1 - mh - 1)
+    region = image[top : top + mh, left : left + mw].astype(np.float32)
+    image[top : top + mh, left : left + mw] = np.clip(region - mask * (region - ink), 0, 255).astype(np.uint8)
+
+
+def fill_slip(printed: np.ndarray, fields: Mapping[str, str], writer: hw.Writer, rng: np.random.Generator,
+              px_per_mm: float = layout.PX_PER_MM) -> np.ndarray:  # fmt: skip
+    """A copy of the printed slip with ``fields`` (``ronda``, ``mesa``, ``coordenada``, ``palabra``) handwritten."""
+    image = printed.copy()
+    ink = float(rng.uniform(10, 90))
+    for name, text in fields.items():
+        if text:
+            write_in_box(image, layout.FIELDS[name].pixels(px_per_mm, 0.6), text, writer, rng, ink)
+    return image
+
+
+def play_fields(notation: str) -> dict[str, str]:
+    """The coordinate and word boxes of a written play: ``H8 CASA →`` -> coordinate H8, word CASA→."""
+    parts = notation.replace("-", " ").split()
+    if len(parts) < 2:
+        return {"coordenada": "", "palabra": notation}
+    return {"coordenada": parts[0], "palabra": "".join(parts[1:])}
+
+
+def scan(slip: np.ndarray, rng: np.random.Generator, dpi: float = 200.0, angle: float | None = None,
+         px_per_mm: float = layout.PX_PER_MM, page_mm: tuple[float, float] = (120.0, 90.0)) -> np.ndarray:  # fmt: skip
+    """The slip as a document scanner returns it: on a bed of ``page_mm``, rotated ``angle`` degrees
+    (any, drawn when None), slight perspective, blur, noise and JPEG; grey uint8."""
+    angle = float(rng.uniform(0, 360)) if angle is None else angle
+    scale = dpi / 25.4 / px_per_mm
+    h, w = slip.shape
+    page_w, page_h = int(page_mm[0] * dpi / 25.4), int(page_mm[1] * dpi / 25.4)
+    diagonal = np.hypot(w, h) * scale
+    page_w, page_h = max(page_w, int(diagonal) + 20), max(page_h, int(diagonal) + 20)
+    corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    centre = np.array([page_w / 2 + rng.normal(0, 5), page_h / 2 + rng.normal(0, 5)])
+    theta = np.deg2rad(angle)
+    rotation = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
+    placed = (corners - [w / 2, h / 2]) * scale @ rotation.T + centre
+    placed += rng.normal(0, 0.004 * diagonal, placed.shape)
+    homography = cv2.getPerspectiveTransform(corners, placed.astype(np.float32))
+    bed = float(rng.uniform(215, 250))
+    page = cv2.warpPerspective(slip, homography, (page_w, page_h), flags=cv2.INTER_AREA,
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=bed)  # fmt: skip
+    image = page.astype(np.float32) * float(rng.uniform(0.85, 1.0)) + float(rng.normal(8, 4))
+    if rng.random() < 0.7:
+        image = cv2.GaussianBlur(image, (0, 0), float(rng.uniform(0.3, 0.9)))
+    image += rng.normal(0, float(rng.uniform(1, 6)), image.shape).astype(np.float32)
+    out = np.clip(image, 0, 255).astype(np.uint8)
+    ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 95))])
+    return cv2.imdecode(data, cv2.IMREAD_GRAYSCALE) if ok else out
