@@ -19,6 +19,7 @@ from typing import Final
 import cv2
 import numpy as np
 
+from rules_core.alphabet import split_letters
 from vision.slips import handwriting as hw
 from vision.slips.lineimage import prepare_line
 from vision.slips.tokens import encode
@@ -40,19 +41,6 @@ def load_words(path: Path = LEXICON, limit: int = 200_000, seed: int = 0) -> lis
     return words
 
 
-def _tiles(word: str) -> list[str]:
-    """A word's tiles with CH, LL, RR as one tile each."""
-    tiles, i = [], 0
-    while i < len(word):
-        if word[i : i + 2] in ("CH", "LL", "RR"):
-            tiles.append(word[i : i + 2])
-            i += 2
-        else:
-            tiles.append(word[i])
-            i += 1
-    return tiles
-
-
 def _random_word(rng: np.random.Generator) -> str:
     length = int(rng.integers(2, 12))
     return "".join(LETTERS[int(rng.integers(len(LETTERS)))] for _ in range(length))
@@ -60,7 +48,7 @@ def _random_word(rng: np.random.Generator) -> str:
 
 def _circle_some(word: str, rng: np.random.Generator) -> str:
     """``word`` with one or two of its tiles lowercased (circled blanks)."""
-    tiles = _tiles(word)
+    tiles = split_letters(word)  # CH, LL, RR as one tile each
     count = 1 if rng.random() < 0.8 or len(tiles) < 3 else 2
     for i in rng.choice(len(tiles), min(count, len(tiles)), replace=False):
         tiles[int(i)] = tiles[int(i)].lower()
