@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Protocol
@@ -75,16 +75,7 @@ class VideoFileSource:
         if not capture.isOpened():
             raise SourceError(f"no se puede abrir el vídeo {str(self.path)!r}")
         fps = capture.get(cv2.CAP_PROP_FPS) or 10.0
-        index = 0
-        try:
-            while True:
-                ok, image = capture.read()
-                if not ok:
-                    break
-                yield Frame(image, index / fps, index)
-                index += 1
-        finally:
-            capture.release()
+        yield from _read_capture(capture, lambda index: index / fps)
 
 
 class DeviceSource:
@@ -99,16 +90,21 @@ class DeviceSource:
         if not capture.isOpened():
             raise SourceError(f"no se puede abrir la cámara {self.device!r}")
         start = time.monotonic()
-        index = 0
-        try:
-            while True:
-                ok, image = capture.read()
-                if not ok:
-                    break
-                yield Frame(image, time.monotonic() - start, index)
-                index += 1
-        finally:
-            capture.release()
+        yield from _read_capture(capture, lambda _index: time.monotonic() - start)
+
+
+def _read_capture(capture: cv2.VideoCapture, clock: Callable[[int], float]) -> Iterator[Frame]:
+    """Frames until the capture ends, each timed by ``clock(index)`` (seconds); releases it."""
+    index = 0
+    try:
+        while True:
+            ok, image = capture.read()
+            if not ok:
+                break
+            yield Frame(image, clock(index), index)
+            index += 1
+    finally:
+        capture.release()
 
 
 def open_source(spec: str, fps: float = 10.0) -> FrameSource:

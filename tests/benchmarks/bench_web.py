@@ -34,14 +34,6 @@ sys.path.insert(0, str(REPO))
 SHARED = Path(os.environ.get("VEEDOR_SHARED", REPO.parent / "shared"))
 FILE2017 = SHARED / "lexicon" / "FILE2017.txt"
 LOGIN, PASSWORD = "arbitro", "clave-del-banco-1"
-SERVE = (
-    "import argparse, sys\n"
-    "from webapp.serve_commands import add_serve_commands\n"
-    "parser = argparse.ArgumentParser()\n"
-    "add_serve_commands(parser.add_subparsers())\n"
-    "args = parser.parse_args(sys.argv[1:])\n"
-    "sys.exit(args.run(args))\n"
-)
 
 
 def prepare(data: Path, players: int) -> tuple[str, list[str]]:
@@ -80,7 +72,7 @@ def free_port() -> int:
 
 
 def start_server(data: Path, port: int) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-c", SERVE, "serve", "--port", str(port), "--data", str(data),
+    command = [sys.executable, "-m", "webapp.cli", "serve", "--port", str(port), "--data", str(data),
                "--lexicon", str(FILE2017), "--threads", "100"]  # fmt: skip
     process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 30

@@ -41,14 +41,6 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 SETTLE_MS = 5000  # the longest the screen may take to follow a change here
 
 
-SERVE = (
-    "import argparse, sys\n"
-    "from webapp.serve_commands import add_serve_commands\n"
-    "parser = argparse.ArgumentParser()\n"
-    "add_serve_commands(parser.add_subparsers())\n"
-    "args = parser.parse_args(sys.argv[1:])\n"
-    "sys.exit(args.run(args))\n"
-)
 
 
 class Server:
@@ -66,7 +58,7 @@ class Server:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        command = [sys.executable, "-c", SERVE, "serve", "--port", str(self.port), "--data", str(self.data),
+        command = [sys.executable, "-m", "webapp.cli", "serve", "--port", str(self.port), "--data", str(self.data),
                    "--lexicon", str(FILE2017), "--threads", "24"]  # fmt: skip
         self.process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 30
