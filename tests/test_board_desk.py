@@ -3,6 +3,8 @@ resolved by the arbiter in one action."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from rules_core.alphabet import tile_from_label
@@ -57,8 +59,9 @@ def test_a_doubt_waits_for_the_arbiter_who_confirms_it(desk: CameraDesk) -> None
     labels = [list(row) for row in EMPTY_LABELS]
     for (r, c), _ in tiles.items():
         labels[r][c] = "CASA"[c - 7]
+    assert desk.tracker is not None
     desk.tracker.proposal = _Proposal(tuple(tuple(r) for r in labels), Play.from_notation("H8 CASA"), tiles)
-    desk.handle(_report("doubt", None, "unsure"))
+    desk.handle(replace(_report("doubt", None, "unsure"), tiles=tuple((sq, "CASA"[sq[1] - 7]) for sq in sorted(tiles))))
     [item] = desk.state()["doubts"]
     assert item["report"]["frame_path"] == "/tmp/f.jpg"
     assert desk.confirm(item["id"], "arbitro") == "H8 CASA"
@@ -73,3 +76,30 @@ def test_the_arbiter_corrects_a_reading(desk: CameraDesk) -> None:
     assert desk.correct(item.id, "H8 CASO", "arbitro") == "H8 CASO"
     assert [t.notation for t in _game(desk).turns] == ["H8 CASO"]
     assert desk.tracker.status.cgp.startswith("15/15/15/15/15/15/15/7CASO4")  # the tracker's board follows
+
+
+def test_the_tracker_follows_the_games_board(small_lexicon: Lexicon) -> None:
+    from rules_core.board import Board
+
+    tracker = BoardTracker("mesa-1", small_lexicon)
+    casa = {(7, 7 + i): tile_from_label(letter) for i, letter in enumerate("CASA")}
+    board = Board()
+    for square, tile in casa.items():
+        board[square] = tile
+    assert tracker.sync(board, casa) and not tracker.sync(board, casa)  # the second changes nothing
+    assert tracker.status.cgp == "15/15/15/15/15/15/15/7CASA4/15/15/15/15/15/15/15"
+    assert tracker.readings[7][7:11] == ("C", "A", "S", "A")
+    withdrawn = tracker.withdraw_last()  # lifting the game's last play is a withdrawal (C.39)
+    assert withdrawn is not None and withdrawn.notation() == "H8 CASA"
+
+
+def test_a_desk_without_a_tracker_sends_the_games_board(small_lexicon: Lexicon) -> None:
+    service = GameService(EventStore("sqlite://"), small_lexicon)
+    game_id = service.create("classic", "Mesa 1", ClassicGame.create_event(["Ana", "Bruno"]))
+    sent: list[dict[str, object]] = []
+    desk = CameraDesk(None, service, game_id, link=sent.append, name="mesa-2")
+    desk.handle(replace(_report("play", "H8 CASA"), camera="mesa-2"))
+    assert sent[-1] == {"type": "sync", "game": game_id, "cgp": "15/15/15/15/15/15/15/7CASA4/15/15/15/15/15/15/15",
+                        "last": [["H8", "C"], ["H9", "A"], ["H10", "S"], ["H11", "A"]]}  # fmt: skip
+    item = desk.queue.add("mesa-2", replace(_report("doubt", None, "moved"), camera="mesa-2"))
+    assert desk.confirm(item.id, "arbitro") is None and sent[-1] == {"type": "accept"}

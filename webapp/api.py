@@ -29,12 +29,13 @@ from rules_core.events import Event, GameError
 from rules_core.slips import Slip
 
 from .auth import device_required
-from .display import game_record, screen_message
+from .display import CameraNote, game_record, screen_message
 from .live import LiveGames
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 PING: Final = b"event: ping\ndata: {}\n\n"  # lets a screen tell a quiet game from a dead link
+CAMERA_POLL: Final = 1.0  # seconds between looks at the signal of a game's camera
 DEVICE_KINDS: Final = frozenset({"slip", "play", "challenge", "exchange", "pass"})
 
 
@@ -54,7 +55,8 @@ def games() -> Response:
 @bp.get("/games/<game_id>")
 def game(game_id: str) -> Response:
     game_record(game_id)
-    return Response(screen_message(_services().games, game_id), mimetype="application/json")
+    services = _services()
+    return Response(screen_message(services.games, game_id, services.cameras.screen_note), mimetype="application/json")
 
 
 @bp.get("/games/<game_id>/stream")
@@ -65,24 +67,31 @@ def stream(game_id: str) -> Response:
     if not services.streams.acquire():
         abort(503, description=_("demasiadas pantallas conectadas; se reintentará"))
     config = current_app.config
-    body = _events(services.games, game_id, float(config["LIVE_PING_SECONDS"]), float(config["LIVE_STREAM_SECONDS"]))
+    note = services.cameras.screen_note if len(services.cameras) else None
+    body = _events(services.games, game_id, float(config["LIVE_PING_SECONDS"]), float(config["LIVE_STREAM_SECONDS"]), note)
     response = Response(ClosingIterator(body, [services.streams.release]), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"  # a proxy in front must not buffer it
     return response
 
 
-def _events(games: LiveGames, game_id: str, ping: float, lifetime: float) -> Iterator[bytes]:
+def _events(games: LiveGames, game_id: str, ping: float, lifetime: float, note: CameraNote | None = None) -> Iterator[bytes]:
+    """With cameras (``note``), their signal is looked at every ``CAMERA_POLL`` seconds too:
+    a camera that loses its signal changes the screen without any new event."""
     yield b"retry: 1000\n\n"
-    seen = -1
+    seen, shown = -1, None
     deadline = time.monotonic() + lifetime
+    pinged = time.monotonic()
     while not games.closing and time.monotonic() < deadline:
-        version = games.wait(game_id, seen, ping)
-        if version == seen:
-            yield PING
+        version = games.wait(game_id, seen, min(ping, CAMERA_POLL) if note else ping)
+        camera = note(game_id) if note else None
+        if version == seen and camera == shown:
+            if time.monotonic() - pinged >= ping * 0.99:
+                pinged = time.monotonic()
+                yield PING
             continue
-        seen = version
-        yield f"id: {version}\nevent: state\ndata: {screen_message(games, game_id)}\n\n".encode()
+        seen, shown, pinged = version, camera, time.monotonic()
+        yield f"id: {version}\nevent: state\ndata: {screen_message(games, game_id, note)}\n\n".encode()
 
 
 @bp.post("/games/<game_id>/events")

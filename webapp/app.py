@@ -10,6 +10,8 @@ configuration keys (defaults in ``DEFAULTS``) that matter most:
 * ``SECRET_KEY``: signs the session; when unset, one is made once and kept in the
   instance folder (``secret_key``), so restarts keep the arbiters logged in;
 * ``LIVE_MAX_STREAMS``: most live screens at once (each holds a server thread);
+* ``DATA_DIR``: the board cameras' frames, calibrations and attachments (``cameras``;
+  default the instance folder);
 * ``SESSION_COOKIE_SECURE``: set by ``VEEDOR_HTTPS=1`` when a TLS proxy fronts the app.
 
 Areas: ``display`` (projection screens), ``arbiter`` (the console), ``results``
@@ -21,7 +23,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, cast
@@ -39,7 +41,9 @@ from rules_core.events import GameError
 from rules_core.lexicon import Lexicon, load_lexicon
 
 from .auth import AccountError, Accounts, LoginThrottle, check_csrf, csrf_token, current_arbiter, wants_json
+from .cameras import CameraRegistry
 from .live import LiveGames, StreamSlots
+from .scanning import ScanService
 from .store import EventStore, StoreError
 
 log = logging.getLogger(__name__)
@@ -63,12 +67,14 @@ DEFAULTS: dict[str, Any] = {
 
 @dataclass
 class Services:
-    """What the views share: the live games, the accounts, the stream cap."""
+    """What the views share: the live games, the accounts, the stream cap, the slip scanners."""
 
     games: LiveGames
     accounts: Accounts
     streams: StreamSlots
     throttle: LoginThrottle
+    scans: ScanService = field(default_factory=ScanService)  # attached on first use (``scanning.service_of``)
+    cameras: CameraRegistry = field(default_factory=CameraRegistry)  # the board cameras (``cameras``)
 
 
 def services(app: Flask | None = None) -> Services:
@@ -94,6 +100,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         LiveGames(store, lexicon), Accounts(store.engine), StreamSlots(app.config["LIVE_MAX_STREAMS"]),
         LoginThrottle(),
     )  # fmt: skip
+    found = services(app)
+    found.cameras = CameraRegistry(found.games, Path(app.config.get("DATA_DIR") or app.instance_path))
     Babel(app, locale_selector=_locale)
     _register_blueprints(app)
     _register_errors(app)
@@ -127,13 +135,11 @@ def _locale() -> str:
 
 
 def _register_blueprints(app: Flask) -> None:
-    from . import api, arbiter, auth, display, results
+    from . import api, arbiter, auth, camera_api, camera_panel, display, results, screens, slip_review
 
-    app.register_blueprint(auth.bp)
-    app.register_blueprint(display.bp)
-    app.register_blueprint(arbiter.bp)
-    app.register_blueprint(results.bp)
-    app.register_blueprint(api.bp)
+    for blueprint in (auth.bp, display.bp, screens.bp, arbiter.bp, slip_review.bp, camera_panel.bp, results.bp,
+                      api.bp, camera_api.bp):  # fmt: skip
+        app.register_blueprint(blueprint)
     app.add_url_rule("/", "index", display.home)
     app.add_url_rule("/favicon.ico", "favicon", lambda: app.send_static_file("favicon.svg"))
 

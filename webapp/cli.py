@@ -4,7 +4,7 @@ Subcommands: ``moves`` (every legal play of a position), ``score`` (check and sc
 one play), ``demo`` (a solitaire in the terminal), ``duplicate simulate``, ``classic
 replay``, ``serve`` (the web app), ``arbiter`` and ``device`` (accounts and device
 tokens), ``read-board``, ``watch-board``, ``print-markers`` (the board camera), ``print-slips``, ``read-slip``, ``read-move``,
-``slips`` (the slip reader). Exit status: 0 done, 1 an
+``slips`` (the slip reader), ``check-venue`` (a venue file and its devices). Exit status: 0 done, 1 an
 illegal play, 2 bad input (a malformed position, notation or lexicon).
 """
 
@@ -28,10 +28,12 @@ from rules_core.validation import PlayCheck, check_play
 
 from . import demo
 from .board_commands import add_board_commands
+from .camera_commands import add_camera_commands
 from .classic_commands import add_classic_commands
 from .duplicate_commands import add_duplicate_commands
 from .serve_commands import add_serve_commands
 from .slip_commands import add_slip_commands
+from .venue_commands import add_venue_commands
 
 
 class InputError(Exception):
@@ -72,7 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     add_slip_commands(commands)
     add_classic_commands(commands)
     add_serve_commands(commands)
+    add_venue_commands(commands)
     add_board_commands(commands)
+    add_camera_commands(commands)
 
     game = commands.add_parser("demo", help="a game played out in the terminal")
     game.add_argument("--seed", type=int, default=2017, help="seed of the bag (default 2017)")

@@ -2,8 +2,10 @@
 
 A duplicate game with a dozen simulated players (``simulation``) advances on its
 own: a rack is drawn, the shortened clock runs, slips arrive during the round (with
-the mistakes of D.III.25 now and then), the clock closes, the rules' master is
-published, and the next round starts; a new game follows the end. A classic table
+the mistakes of D.III.25 now and then; in ``serve --demo`` as rendered scans dropped
+in a watched folder and read by the real slip reader, ``scanning.DemoSlips``), the
+clock closes, the rules' master is published once the scans are read, and the next
+round starts; a new game follows the end. A classic table
 replays a game generated at start (greedy players on a seeded bag), one turn every
 few seconds. A second classic table is fed by rendered camera video through the
 real board pipeline (``vision.board.demo``). All go through ``LiveGames.append``
@@ -15,22 +17,24 @@ the clock, enter or correct slips) and the driver carries on from the state it f
 from __future__ import annotations
 
 import logging
+import queue
 import random
 import secrets
+import shutil
 import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from flask import Flask
 
 from rules_core.alphabet import BLANK, Tile, full_bag, is_blank
 from rules_core.board import Board
 from rules_core.classic import ClassicGame, rack_text
-from vision.board.demo import create_demo_game, run_demo_table
+from vision.board.demo import DEMO_CAMERA, create_demo_game, run_demo_table
 from rules_core.duplicate import DuplicateGame, DuplicateSettings, rack_labels
 from rules_core.events import Event, GameError
 from rules_core.lexicon import Lexicon
@@ -39,7 +43,9 @@ from rules_core.racks import draw_rack
 from rules_core.scoring import RACK_SIZE
 from rules_core.slips import Slip
 
+from .cameras import CameraRegistry
 from .live import LiveGames
+from .scanning import DemoSlips, demo_slips, start_scanners
 from .simulation import SimulatedPlayer, make_players, pick_play, write_slip
 from .store import StoreError
 
@@ -47,6 +53,7 @@ log = logging.getLogger(__name__)
 
 DEMO_LOGIN: Final = "demo"
 ACTOR: Final = "demo"
+SCAN_PATIENCE: Final = 30.0  # seconds after "TIEMPO" the master waits at most for the scans to be read
 
 
 @dataclass(frozen=True)
@@ -63,8 +70,9 @@ class Timing:
 
 
 def prepare_demo_data(folder: Path) -> None:
-    """Each demo starts on a fresh database in ``folder`` (the session key is kept)."""
+    """Each demo starts on a fresh database and slip archive in ``folder`` (the session key is kept)."""
     folder.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(folder / "papeletas", ignore_errors=True)
     for path in folder.glob("veedor.db*"):
         path.unlink()
 
@@ -80,9 +88,12 @@ class _Plan:
 class Demo:
     """The driver threads; ``stop`` ends them."""
 
-    def __init__(self, games: LiveGames, timing: Timing, seed: int, camera: bool = False) -> None:
+    def __init__(self, games: LiveGames, timing: Timing, seed: int, camera: bool = False,
+                 slips: DemoSlips | None = None) -> None:  # fmt: skip
         self.games = games
         self.timing = timing
+        self.slips = slips  # slips handed in as rendered scans, read by the server's ScanService
+        self._to_scan: list[tuple[int, str, Slip]] = []
         self.rng = random.Random(seed)
         self.players = make_players(12)
         self.stopped = threading.Event()
@@ -99,6 +110,7 @@ class Demo:
         self._classic_next = 1
         self._classic_at = time.monotonic() + timing.classic_turn
         self.camera_id = ""
+        self.cameras: CameraRegistry | None = None  # the server's: the camera table shows in the console
         if camera:
             self.camera_id = create_demo_game(games, games.lexicon, ("Carmen", "Diego"))
             self._threads.append(threading.Thread(target=self._camera_loop, name="demo-camera", daemon=True))
@@ -111,6 +123,8 @@ class Demo:
         self.stopped.set()
         for thread in self._threads:
             thread.join(timeout=5)
+        if self.slips is not None:
+            self.slips.service.stop()
 
     def _loop(self, step: object) -> None:
         assert callable(step)
@@ -126,7 +140,22 @@ class Demo:
     # -- camera table --------------------------------------------------------------
 
     def _camera_loop(self) -> None:
-        """Rendered games seen by a simulated camera, through the real board pipeline."""
+        """Rendered games seen by a simulated camera, through the real board pipeline; with the
+        server's camera registry the table is one of its cameras (console panel, "sin señal")."""
+        registry = self.cameras
+        inbox: queue.Queue[dict[str, Any]] = queue.Queue()
+        if registry is not None:
+            registry.add(DEMO_CAMERA, kind="demo", source="vídeo generado", fps=10.0, deliver=inbox.put, game_id=self.camera_id)
+
+        def send(message: dict[str, Any]) -> None:
+            if registry is not None:
+                registry.receive(DEMO_CAMERA, message)
+
+        def receive() -> list[dict[str, Any]]:
+            out = []
+            while not inbox.empty():
+                out.append(inbox.get_nowait())
+            return out
 
         def watch(_frame: object, _desk: object) -> None:
             if self.stopped.is_set():
@@ -135,14 +164,20 @@ class Demo:
         while not self.stopped.is_set():
             try:
                 seed = self.rng.randrange(10**6)
-                run_demo_table(self.games, self.camera_id, self.games.lexicon, realtime=True, seed=seed, on_frame=watch)
+                run_demo_table(self.games, self.camera_id, self.games.lexicon, realtime=True, seed=seed, on_frame=watch,
+                               send=send if registry else None, receive=receive,
+                               data_dir=registry.data_dir if registry else None)  # fmt: skip
             except _Stopped:
                 return
             except Exception:  # the demo must not die; say why and go on
                 log.exception("demo camera table failed")
-            if self.stopped.wait(self.timing.restart):
-                return
+            for _ in range(max(1, int(self.timing.restart))):  # the camera still looks at the finished game
+                if self.stopped.wait(1.0):
+                    return
+                send({"type": "status", "t": time.time(), "signal": True, "reason": "", "state": "estable", "fps": 0.0})
             self.camera_id = create_demo_game(self.games, self.games.lexicon, ("Carmen", "Diego"))
+            if registry is not None:
+                registry.attach(DEMO_CAMERA, self.camera_id)
 
     # -- duplicate -----------------------------------------------------------------
 
@@ -162,6 +197,7 @@ class Demo:
         with self.games.reading(self.duplicate_id) as live:
             assert isinstance(live, DuplicateGame)
             event = self._next_duplicate_event(live, waited)
+        self._scan_due()
         if event == "restart":
             self.duplicate_id = self._new_duplicate()
             self._since = time.monotonic()
@@ -179,7 +215,7 @@ class Demo:
         if not actions:
             return Event("timer", {"round": current.number, "action": "start"}, ACTOR) if waited >= t.show_rack else None
         if "close" in actions:
-            return self._master(game) if waited >= t.after_close else None
+            return self._master(game) if waited >= t.after_close and self._scans_in(waited) else None
         if not current.timer_running:
             return None  # paused by an arbiter
         now = datetime.now(timezone.utc)
@@ -206,8 +242,23 @@ class Demo:
         while self._plan.slips and self._plan.slips[0][0] <= elapsed:
             _at, player, slip = self._plan.slips.pop(0)
             if player in game.players and player not in r.slips:
+                if self.slips is not None:  # drawn and scanned after the game's lock is released
+                    self._to_scan.append((r.number, player, slip))
+                    continue
                 return Event("slip", {"round": r.number, "player": player, "slip": slip.to_json()}, ACTOR)
         return None
+
+    def _scan_due(self) -> None:
+        """The slips due now, handed in as scans into the watched folder."""
+        while self.slips is not None and self._to_scan:
+            number, player_id, slip = self._to_scan.pop(0)
+            player = next(p for p in self.players if p.id == player_id)
+            self.slips.hand_in(self.duplicate_id, "Duplicada de demostración", player.id, player.name, player.table,
+                               slip, number)  # fmt: skip
+
+    def _scans_in(self, waited: float) -> bool:
+        """Every scan handed in is read or flagged (or the reader is given up on after a while)."""
+        return self.slips is None or self.slips.settled() or waited >= self.timing.after_close + SCAN_PATIENCE
 
     def _master(self, game: DuplicateGame) -> Event:
         r = game.current
@@ -311,14 +362,20 @@ def start_demo(app: Flask, base_url: str, timing: Timing | None = None, seed: in
     password = secrets.token_urlsafe(9)
     found.accounts.remove_arbiter(DEMO_LOGIN)
     found.accounts.add_arbiter(DEMO_LOGIN, password)
-    demo = Demo(found.games, timing or Timing(), seed if seed is not None else random.randrange(10**6), camera=True)
+    seed = seed if seed is not None else random.randrange(10**6)
+    slips = demo_slips(app, seed)
+    start_scanners(app, [slips.scanner()])
+    demo = Demo(found.games, timing or Timing(), seed, camera=True, slips=slips)
+    demo.cameras = found.cameras
     demo.start()
     print(
         "Veedor: demostración en marcha (Ctrl-C para parar)\n"
         f"  pantalla de la duplicada: {base_url}/display/{demo.duplicate_id}\n"
         f"  pantalla de la mesa clásica: {base_url}/display/{demo.classic_id}\n"
         f"  pantalla de la mesa con cámara: {base_url}/display/{demo.camera_id}\n"
+        f"  cámaras (consola): {base_url}/arbiter/cameras\n"
         f"  consola de arbitraje: {base_url}/arbiter/g/{demo.duplicate_id}\n"
+        f"  papeletas escaneadas: {base_url}/arbiter/g/{demo.duplicate_id}/papeletas\n"
         f"  resultados: {base_url}/results/{demo.duplicate_id}\n"
         f"  usuario: {DEMO_LOGIN}   contraseña: {password}",
         flush=True,

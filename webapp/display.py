@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime, timezone
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, abort, render_template
@@ -29,6 +30,7 @@ from .live import LiveGames
 from .store import GameRecord
 
 bp = Blueprint("display", __name__, url_prefix="/display")
+CameraNote = Callable[[str], "dict[str, Any] | None"]  # ``CameraRegistry.screen_note``
 
 GAME_ID = re.compile(r"^[0-9a-f-]{36}$")
 
@@ -57,26 +59,31 @@ def home() -> str:
 
 @bp.route("")
 def index() -> str:
+    from .screens import venue_screens
+
     games = _services().games.store.games()
-    return render_template("display/index.html", games=list(reversed(games)))
+    return render_template("display/index.html", games=list(reversed(games)), venue_screens=venue_screens())
 
 
 @bp.route("/<game_id>")
 def show(game_id: str) -> str | Response:
     record = game_record(game_id)
     games: LiveGames = _services().games
-    return render_template("display/screen.html", game=record, initial=json.loads(screen_message(games, game_id)))
+    note = _services().cameras.screen_note
+    return render_template("display/screen.html", game=record, initial=json.loads(screen_message(games, game_id, note)))
 
 
 # -- what the screen shows ----------------------------------------------------------
 
 
-def screen_message(games: LiveGames, game_id: str) -> str:
-    """One live message, as JSON text: version, clock and the shared screen state."""
+def screen_message(games: LiveGames, game_id: str, note: CameraNote | None = None) -> str:
+    """One live message, as JSON text: version, clock, the shared screen state and, for a
+    game followed by a camera, ``camera`` (``signal`` false: "cámara sin señal", see ``cameras``)."""
     version, state = games.view(game_id, "screen", screen_state_json)
     with games.reading(game_id) as game:
         clock = clock_state(game, datetime.now(timezone.utc))
-    return f'{{"version": {version}, "clock": {json.dumps(clock)}, "state": {state}}}'
+    camera = json.dumps(note(game_id) if note else None, ensure_ascii=False)
+    return f'{{"version": {version}, "clock": {json.dumps(clock)}, "camera": {camera}, "state": {state}}}'
 
 
 def screen_state_json(game: Game) -> str:

@@ -5,22 +5,28 @@ live screen holds one server thread for as long as it is connected (Server-Sent
 Events), so ``--threads`` bounds screens plus ordinary requests: the app accepts at
 most ``threads - RESERVED_THREADS`` streams and answers 503 beyond that (the screen
 retries), keeping threads for the arbiters. ``--demo`` also plays a demo game by
-itself (``demo_server``).
+itself (``demo_server``). ``--venue FILE`` serves a venue (``hardware.venue``): its
+database, lexicon, data folder, host and port (``--host``/``--port`` given on the
+command line win), its cameras and scanners started with the server and stopped with it.
 """
 
 from __future__ import annotations
 
 import argparse
 import getpass
+import importlib
 import signal
 import sys
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from flask import Flask
 
 from .auth import AccountError, Accounts
 from .store import EventStore
+
+if TYPE_CHECKING:
+    from hardware.venue import Venue
 
 DEFAULT_PORT: Final = 8080
 DEFAULT_THREADS: Final = 100
@@ -37,6 +43,7 @@ def add_serve_commands(commands: Any) -> None:
     serve.add_argument("--threads", type=int, default=DEFAULT_THREADS,
                        help=f"server threads; live screens use at most threads-{RESERVED_THREADS}")  # fmt: skip
     serve.add_argument("--demo", action="store_true", help="play a demo game by itself (see demo_server)")
+    serve.add_argument("--venue", metavar="FILE", help="serve a venue: its database, lexicon, cameras, scanners")
     serve.set_defaults(run=run_serve)
 
     arbiter = commands.add_parser("arbiter", help="arbiter accounts of the web app")
@@ -121,13 +128,20 @@ def run_device_add(args: argparse.Namespace) -> int:
     return 0
 
 
+def _largest_body(app: Flask) -> int:
+    """Waitress's cap: the largest body any route accepts (Flask checks each route's own)."""
+    from .slip_review import UPLOAD_BYTES
+
+    return max(int(app.config["MAX_CONTENT_LENGTH"]), int(app.config.get("SCAN_UPLOAD_BYTES", UPLOAD_BYTES)))
+
+
 def make_server(app: Flask, host: str, port: int, threads: int) -> Any:
     """A waitress server for ``app`` (``.run()`` serves until ``.close()``; port 0 picks one)."""
     import waitress  # type: ignore[import-untyped]
 
     return waitress.create_server(
         app, host=host, port=port, threads=threads, connection_limit=threads * 2 + 50,
-        max_request_body_size=app.config["MAX_CONTENT_LENGTH"], asyncore_use_poll=True, ident="Veedor",
+        max_request_body_size=_largest_body(app), asyncore_use_poll=True, ident="Veedor",
     )  # fmt: skip
 
 
@@ -137,6 +151,15 @@ def serve_app(args: argparse.Namespace) -> Flask:
 
     threads = max(args.threads, RESERVED_THREADS + 4)
     data = Path(args.data).resolve()
+    venue = getattr(args, "venue_config", None)
+    if venue is not None:
+        venue.data_dir.mkdir(parents=True, exist_ok=True)
+        if venue.database_url.startswith("sqlite:///"):  # load_venue made it absolute
+            Path(venue.database_url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        return create_app({
+            "INSTANCE_PATH": str(venue.data_dir), "DATABASE_URL": venue.database_url,
+            "LEXICON_PATH": venue.lexicon, "LIVE_MAX_STREAMS": threads - RESERVED_THREADS, "VENUE": venue,
+        })  # fmt: skip
     if args.demo:
         from .demo_server import prepare_demo_data
 
@@ -149,9 +172,66 @@ def serve_app(args: argparse.Namespace) -> Flask:
     })  # fmt: skip
 
 
+def load_serve_venue(args: argparse.Namespace) -> bool:
+    """Read ``--venue`` into ``args.venue_config`` and take its host and port; False (said why) when bad."""
+    from hardware.venue import VenueError, load_venue
+
+    args.venue_config = None
+    if not getattr(args, "venue", None):
+        return True
+    if args.demo:
+        print("veedor: --demo y --venue no se pueden usar juntos", file=sys.stderr)
+        return False
+    try:
+        venue = load_venue(args.venue)
+    except VenueError as error:
+        print(f"veedor: la sede {args.venue!r} tiene problemas (veedor check-venue los detalla):\n{error}",
+              file=sys.stderr)  # fmt: skip
+        return False
+    args.venue_config = venue
+    args.host = args.host if args.host != "127.0.0.1" else venue.host
+    args.port = args.port if args.port != DEFAULT_PORT else venue.port
+    return True
+
+
+def start_devices(app: Flask, venue: Venue) -> None:
+    """Start the venue's camera workers and scanner watchers (the services this version has)."""
+    for module, name, devices, what in ((".cameras", "start_cameras", venue.cameras, "las cámaras no se leen"),
+                                        (".scanning", "start_scanners", venue.scanners, "los escáneres no se vigilan")):  # fmt: skip
+        start = _device_function(module, name)
+        if start is None:
+            print(f"veedor: aviso: esta versión no tiene webapp{module}.{name}; {what}", file=sys.stderr)
+        else:
+            start(app, devices)
+
+
+def _device_function(module: str, name: str) -> Any:
+    """``webapp<module>.<name>``, or None when this version lacks it (imported only when serving a venue)."""
+    try:
+        return getattr(importlib.import_module(module, __package__), name, None)
+    except ModuleNotFoundError as error:
+        if error.name != f"{__package__}{module}":
+            raise  # the module exists but something it needs is missing: say so loudly
+        return None
+
+
+def stop_devices(app: Flask) -> None:
+    """Stop what ``start_devices`` started; each stop is tried even if another fails."""
+    for module, name in ((".scanning", "stop_scanners"), (".cameras", "stop_cameras")):
+        stop = _device_function(module, name)
+        if stop is None:
+            continue
+        try:
+            stop(app)
+        except Exception as error:  # the server stops anyway; say what did not
+            print(f"veedor: aviso: {name} falló al parar: {error}", file=sys.stderr)
+
+
 def run_serve(args: argparse.Namespace) -> int:
     from .app import services
 
+    if not load_serve_venue(args):
+        return 2
     app = serve_app(args)
     try:
         server = make_server(app, args.host, args.port, max(args.threads, RESERVED_THREADS + 4))
@@ -166,6 +246,9 @@ def run_serve(args: argparse.Namespace) -> int:
         demo = start_demo(app, base)
     else:
         print(f"Veedor en {base}/  (arbitraje: {base}/arbiter/, resultados: {base}/results)", flush=True)
+    venue = args.venue_config
+    if venue is not None:
+        print(f"sede {venue.name!r}: {len(venue.cameras)} cámara(s), {len(venue.scanners)} escáner(es)", flush=True)
     def stop(_signum: int, _frame: object) -> None:
         services(app).games.close()  # end the live streams first: their threads are then free
         raise KeyboardInterrupt
@@ -173,11 +256,15 @@ def run_serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
     try:
+        if venue is not None:
+            start_devices(app, venue)
         server.run()  # waitress stops its threads on KeyboardInterrupt
         print("\nparando…", flush=True)
     finally:
         if demo is not None:
             demo.stop()
+        if venue is not None:
+            stop_devices(app)
         services(app).games.close()
         server.close()
     return 0

@@ -77,7 +77,7 @@ def add_slip_commands(commands: Any) -> None:
     review.add_argument("--game", help="the game (needed to resolve)")
     review.add_argument("--lexicon", metavar="PATH")
     review.add_argument("item", nargs="?", help="the item to resolve")
-    review.add_argument("action", nargs="?", choices=("accept", "correct", "void"))
+    review.add_argument("action", nargs="?", choices=("accept", "correct", "void", "dismiss"))
     review.add_argument("--play", help="with correct: the play in canonical notation")
     review.add_argument("--reason", help="with void: why")
     review.add_argument("--player", help="the player, when the slip did not say")

@@ -6,22 +6,32 @@ of each rack, moves from the move generator), feeds every frame to a
 (and whatever shows it, such as the projection screen) exactly as a real
 camera's would. With ``realtime`` the frames come at their own pace (10 a
 second); ``on_frame`` sees each frame and the desk (for a live view).
+
+With ``send`` the table behaves as a venue camera instead: its messages (status,
+previews, reports with their frames under ``data_dir``; ``hardware.camera_worker``)
+go to ``send`` (the server's ``CameraRegistry``), which records the plays, and the
+server's commands come back through ``receive``.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from hardware.camera import Frame
+from hardware.camera import Frame, Signal
 from rules_core.lexicon import Lexicon
 
 from . import render as R
 from .desk import CameraDesk, Games
 from .scenes import game_frames, solitaire_steps
 from .tracker import BoardTracker, TrackerSettings
+
+
+DEMO_CAMERA = "mesa-demo"
 
 
 def create_demo_game(service: Games, lexicon: Lexicon, players: tuple[str, str] = ("Ana", "Bruno")) -> str:
@@ -41,11 +51,23 @@ def run_demo_table(
     seed: int = 1,
     realtime: bool = False,
     on_frame: Callable[[Frame, CameraDesk], None] | None = None,
+    send: Callable[[dict[str, Any]], None] | None = None,
+    receive: Callable[[], list[dict[str, Any]]] | None = None,
+    data_dir: Path | None = None,
+    camera: str = DEMO_CAMERA,
 ) -> CameraDesk:
     """Play a rendered game into ``game_id`` through tracker and desk; returns the desk."""
-    tracker = BoardTracker("mesa-demo", lexicon, TrackerSettings())
+    from hardware.camera_worker import CameraLoop, WorkerConfig
+
+    tracker = BoardTracker(camera, lexicon, TrackerSettings())
     desk = CameraDesk(tracker, service, game_id)
-    tracker.on_report = desk.handle
+    loop = None
+    if send is not None:
+        config = WorkerConfig(camera, "demo", str(data_dir or Path(".")), fps=10.0)
+        loop = CameraLoop(config, tracker, send)
+        loop.on_signal(Signal(True))
+    else:
+        tracker.on_report = desk.handle
     steps = [("place", placed) for _, placed in solitaire_steps(lexicon, plays, seed=seed)]
     rng = np.random.default_rng(seed)
     scene = R.random_scene(rng, R.empty_labels(), hands=0, width=1280, height=720)
@@ -55,7 +77,11 @@ def run_demo_table(
             delay = frame.t - (time.monotonic() - start)
             if delay > 0:
                 time.sleep(delay)
-        tracker.feed(frame)
+        if loop is not None:
+            loop.commands(receive() if receive else [])
+            loop.process(frame)
+        else:
+            tracker.feed(frame)
         if on_frame:
             on_frame(frame, desk)
     return desk

@@ -13,20 +13,26 @@ game management (``webapp.games.GameService``, game mode ``classic``):
   right: record it; blanks named if needed), ``correct`` (record this play
   instead) or ``dismiss`` (nothing was played: the board is being fixed).
 
+The game is the source of truth: after every change the desk sends the camera the
+game's board (``sync_message``), and its tracker takes it (``apply_command``).
+
 Nothing here shows a play that neither the rules nor the arbiter accepted.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
-from rules_core.alphabet import Tile, as_blank, tile_from_label
-from rules_core.board import Square, parse_square
+from rules_core.alphabet import Tile, as_blank, label, tile_from_label
+from rules_core.board import Square, parse_square, square_name
 from rules_core.events import Event, GameError
 from rules_core.notation import Play
+from rules_core.validation import PlacementError, play_from_placement
 
+from .labels import BLANK, tile_of
 from .tracker import BoardTracker, Report
 
 
@@ -86,17 +92,27 @@ class ReviewQueue:
 
 @dataclass
 class CameraDesk:
-    """One camera feeding one classic game (see the module docstring)."""
+    """One camera feeding one classic game (see the module docstring).
 
-    tracker: BoardTracker
+    ``tracker`` is the camera's tracker when it runs in this process (the demo, the
+    tests); a camera in a worker process or on a node has none, and ``link`` carries
+    the desk's messages to it instead (``sync_message``: the game's board after every
+    change, ``{"type": "accept"}``: the arbiter accepted the camera's reading as the
+    position). ``name`` is the camera's name when there is no tracker; an empty
+    ``game_id`` is a camera not attached to any game (its plays wait for the arbiter).
+    """
+
+    tracker: BoardTracker | None
     games: Games
     game_id: str
     queue: ReviewQueue = field(default_factory=ReviewQueue)
     shown: list[str] = field(default_factory=list)  # notations recorded from this camera
+    link: Callable[[dict[str, Any]], None] | None = None
+    name: str = ""
 
     @property
     def camera(self) -> str:
-        return self.tracker.camera
+        return self.tracker.camera if self.tracker is not None else self.name
 
     def handle(self, report: Report) -> None:
         """Turn one tracker report into a game event or a review item."""
@@ -104,28 +120,34 @@ class CameraDesk:
             self.queue.close_camera(self.camera, "descartada", "el tablero cambió de nuevo")
         if report.kind == "play" and report.notation:
             self._record_play(report, report.notation, f"camera:{self.camera}")
+            self.resync()
         elif report.kind == "withdrawn":
             self._record_challenge(report)
+            self.resync()
         elif report.kind == "doubt":
             self.queue.add(self.camera, report)
 
     def confirm(self, item_id: int, arbiter: str, blanks: dict[str, str] | None = None) -> str | None:
-        """The reading is right: record its play (``blanks`` names blank letters, ``{"H8": "a"}``)."""
+        """The reading is right: record its play (``blanks`` names blank letters, ``{"H8": "a"}``);
+        a reading with no new tile (tiles moved or lifted) becomes the camera's position."""
         item = self._pending(item_id)
-        named: dict[Square, Tile] = {parse_square(sq): as_blank(tile_from_label(letter.upper())) for sq, letter in (blanks or {}).items()}
-        play = self.tracker.accept_proposal(named or None)
-        item.status, item.resolution = "confirmada", play.notation() if play else "posición aceptada"
-        if play is not None:
-            self._append_play(play.notation(), f"arbiter:{arbiter}")
-        return play.notation() if play else None
+        play = self._reading_play(item.report, blanks or {})
+        if play is None:
+            item.status, item.resolution = "confirmada", "posición aceptada"
+            self._send({"type": "accept"})
+            return None
+        self._append_play(play.notation(), f"arbiter:{arbiter}")
+        item.status, item.resolution = "confirmada", play.notation()
+        self.resync()
+        return play.notation()
 
     def correct(self, item_id: int, notation: str, arbiter: str) -> str:
         """Record ``notation`` as the play made (the reading was wrong)."""
         item = self._pending(item_id)
         play = Play.from_notation(notation)
-        self.tracker.correct(play)
-        item.status, item.resolution = "corregida", play.notation()
         self._append_play(play.notation(), f"arbiter:{arbiter}")
+        item.status, item.resolution = "corregida", play.notation()
+        self.resync()
         return play.notation()
 
     def dismiss(self, item_id: int, arbiter: str) -> None:
@@ -135,15 +157,55 @@ class CameraDesk:
 
     def state(self) -> dict[str, Any]:
         """The camera's live state and its doubts, for the arbiter console."""
-        return {**self.tracker.status.to_json(), "game": self.game_id, "doubts": [i.to_json() for i in self.queue.pending(self.camera)]}
+        live = self.tracker.status.to_json() if self.tracker is not None else {"camera": self.camera}
+        return {**live, "game": self.game_id, "doubts": [i.to_json() for i in self.queue.pending(self.camera)]}
+
+    def resync(self) -> None:
+        """Send the game's board to the camera, so that its tracker follows the game."""
+        if self.game_id:
+            self._send(sync_message(self.games.open(self.game_id), self.game_id))
 
     # -- events -------------------------------------------------------------------
+
+    def _send(self, message: dict[str, Any]) -> None:
+        if self.link is not None:
+            self.link(message)
+        elif self.tracker is not None:
+            apply_command(self.tracker, message)
 
     def _pending(self, item_id: int) -> ReviewItem:
         item = self.queue.get(item_id)
         if item.status != "pendiente" or item.camera != self.camera:
             raise GameError(f"la duda {item_id} ya está resuelta o es de otra cámara")
         return item
+
+    def _reading_play(self, report: Report, blanks: dict[str, str]) -> Play | None:
+        """The play the camera read, placed on the game's board (blanks named by the arbiter)."""
+        if report.reason in POSITION_DOUBTS:
+            return None
+        named = {parse_square(sq): letter for sq, letter in blanks.items()}
+        placed: dict[Square, Tile] = {}
+        for square, name in report.tiles:
+            if name == BLANK:
+                if square not in named:
+                    raise GameError(f"diga qué letra es el comodín de {square_name(*square)}, o corrija la jugada")
+                try:
+                    placed[square] = as_blank(tile_from_label(named[square].strip().upper()))
+                except ValueError as error:
+                    raise GameError(f"comodín de {square_name(*square)}: {error}") from None
+                continue
+            tile = tile_of(name)
+            if tile is None:
+                raise GameError(f"en {square_name(*square)} se leyó {name!r}, que no es una ficha: corrija la jugada")
+            placed[square] = tile
+        if not placed:
+            return Play.from_notation(report.notation) if report.notation else None
+        if not self.game_id:
+            raise GameError("la cámara no está asignada a ninguna partida")
+        try:
+            return play_from_placement(self.games.open(self.game_id).board, placed)
+        except PlacementError as error:
+            raise GameError(f"las fichas leídas no forman una jugada en la partida: {error}") from None
 
     def _record_play(self, report: Report, notation: str, actor: str) -> None:
         try:
@@ -154,6 +216,8 @@ class CameraDesk:
     def _append_play(self, notation: str, actor: str) -> None:
         from rules_core.classic import ClassicGame
 
+        if not self.game_id:
+            raise GameError("la cámara no está asignada a ninguna partida")
         game = self.games.open(self.game_id)
         self.games.append(self.game_id, ClassicGame.play_event(game.to_move, notation, actor=actor))
         self.shown.append(notation)
@@ -162,6 +226,8 @@ class CameraDesk:
         from rules_core.classic import INVALID, ClassicGame
 
         try:
+            if not self.game_id:
+                raise GameError("la cámara no está asignada a ninguna partida")
             self.games.append(self.game_id, ClassicGame.challenge_event(actor=f"camera:{self.camera}"))
         except GameError as error:
             self.queue.add(self.camera, _as_doubt(report, f"se retiraron fichas pero la partida no admite la impugnación: {error}"))
@@ -169,6 +235,37 @@ class CameraDesk:
         last = self.games.open(self.game_id).turns[-1]
         if last.verdict != INVALID:
             self.queue.add(self.camera, _as_doubt(report, f"se retiraron las fichas de {last.notation}, pero la jugada es válida"))
+
+
+POSITION_DOUBTS: Final = frozenset({"changed", "moved", "removed"})  # no new tile to record
+
+
+def sync_message(game: Any, game_id: str = "") -> dict[str, Any]:
+    """The game's board for a camera: ``cgp`` (the board part) and ``last``, the tiles of
+    the last play still on the board (lifting them is a withdrawal, C.39)."""
+    from rules_core.cgp import Position
+
+    last: list[list[str]] = []
+    turns = getattr(game, "turns", [])
+    if turns and turns[-1].action == "play" and not turns[-1].withdrawn:
+        last = [[square_name(r, c), label(t)] for r, c, t in turns[-1].placed]
+    return {"type": "sync", "game": game_id, "cgp": Position(game.board).cgp().split(" ")[0], "last": last}
+
+
+def apply_command(tracker: BoardTracker, message: dict[str, Any]) -> bool:
+    """Apply a message of the server to a camera's tracker; True when it changed something."""
+    kind = message.get("type")
+    if kind == "sync":
+        from rules_core.cgp import Position
+
+        board = Position.from_cgp(f"{message['cgp']} / 0/0 0").board
+        last = {parse_square(sq): tile_from_label(name) for sq, name in message.get("last") or []}
+        return tracker.sync(board, last or None)
+    if kind == "accept":
+        if tracker.proposal is not None and not tracker.proposal.placed:
+            tracker.accept_proposal()
+            return True
+    return False
 
 
 def _as_doubt(report: Report, message: str) -> Report:

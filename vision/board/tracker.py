@@ -21,6 +21,8 @@
 The tracker keeps two boards: ``readings`` (the labels the camera sees for the
 committed position, blanks as ``?``) to compare frames with, and ``board`` (the
 rules-core position: blanks with their letters, arbiter corrections applied).
+The game is the source of truth: ``sync(board, last)`` makes the game's board the
+committed one (after the arbiter confirms or corrects, or a play is entered by hand).
 Reports carry a Spanish ``message`` for the arbiter.
 """
 
@@ -64,8 +66,8 @@ EMPTY_LABELS: Final[Labels] = tuple(tuple(EMPTY for _ in range(SIZE)) for _ in r
 class TrackerSettings:
     """Thresholds of the tracker (see the module docstring)."""
 
-    stable_frames: int = 3
-    stable_seconds: float = 0.25
+    stable_frames: int = 2
+    stable_seconds: float = 0.15  # with stable_frames: 2 frames at 5 fps, 3 at 10 fps
     motion_threshold: float = 4.0  # mean absolute grey-level change, downscaled frame
     min_confidence: float = 0.7  # a new tile read below this (mean over the stable frames) is a doubt
     refit_seconds: float = 3.0
@@ -101,6 +103,23 @@ class Report:
     frame_path: str | None = None
     cgp: str = ""
     id: int = 0
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Report:
+        """The report ``to_json`` wrote (a camera worker's or node's message)."""
+        from rules_core.board import parse_square
+
+        tiles = tuple((parse_square(str(t["square"])), str(t["label"])) for t in data.get("tiles") or ())
+        score = data.get("score")
+        return cls(
+            str(data["kind"]), str(data.get("camera", "")), float(data.get("t", 0.0)), int(data.get("frame", 0)),
+            str(data.get("message", "")), reason=str(data.get("reason") or ""),
+            notation=str(data["notation"]) if data.get("notation") else None,
+            score=int(score) if score is not None else None, tiles=tiles,
+            candidates=tuple(str(c) for c in data.get("candidates") or ()),
+            frame_path=str(data["frame_path"]) if data.get("frame_path") else None,
+            cgp=str(data.get("cgp") or ""), id=int(data.get("id", 0)),
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -250,6 +269,48 @@ class BoardTracker:
         self.readings, self.board = readings, before
         self._refresh()
         return play
+
+    def sync(self, board: Board, last: dict[Square, Tile] | None = None) -> bool:
+        """The game is the truth: make ``board`` (the game's) the committed board.
+
+        ``last`` is the game's last play still on the board (its tiles), so that lifting
+        them is seen as a withdrawal. The camera's own reading of the position is kept
+        as ``readings`` when it has tiles on the same squares (a misread letter the
+        arbiter corrected is not flagged again); otherwise the game's labels are used
+        and the next still reading is judged against them. False when nothing changed.
+        """
+        if board == self.board:
+            return False
+        labels = _labels_of(board)
+        seen = self.proposal.labels if self.proposal else self._last_state
+        same_squares = seen is not None and _occupancy(seen) == _occupancy(labels)
+        self.board = board.copy()
+        self.readings = seen if same_squares and seen is not None else labels
+        self._last_state = self.readings if same_squares else None
+        self.proposal = None
+        self._last_plays = []
+        if last:
+            before = board.copy()
+            rows = [list(row) for row in self.readings]
+            for square in last:
+                before[square] = 0
+                rows[square[0]][square[1]] = EMPTY
+            try:
+                play = play_from_placement(before, dict(last))
+            except PlacementError:
+                play = None
+            if play is not None:
+                self._last_plays.append((tuple(tuple(r) for r in rows), before, play, dict(last)))
+        self._refresh()
+        return True
+
+    def use_calibration(self, image_from_board: FloatArray, turn: int | None) -> None:
+        """Start from a calibration: the grid (upright: row A towards the image top) and the turn."""
+        self._upright = np.asarray(image_from_board, np.float64)
+        self._last_fit = -1e9
+        self._lost = 0
+        if turn is not None:
+            self._turn = turn % 4
 
     def _refresh(self) -> None:
         self.status.pending = 1 if self.proposal else 0
@@ -501,6 +562,15 @@ def _differences(old: Labels, new: Labels) -> tuple[list[Square], list[Square], 
             else:
                 changed.append((r, c))
     return added, removed, changed
+
+
+def _labels_of(board: Board) -> Labels:
+    """The labels a camera reads for ``board``: blanks as ``?``."""
+    return tuple(tuple(EMPTY if not board[r, c] else (BLANK if board[r, c] & 0x80 else label(board[r, c])) for c in range(SIZE)) for r in range(SIZE))
+
+
+def _occupancy(labels: Labels) -> tuple[tuple[bool, ...], ...]:
+    return tuple(tuple(is_tile(cell) for cell in row) for row in labels)
 
 
 def _tile_list(labels: Labels, squares: list[Square]) -> tuple[tuple[Square, str], ...]:

@@ -3,14 +3,18 @@
 Each round the simulated players (``webapp.simulation``) choose their plays and
 make their mistakes; each slip is drawn on its printed form (QR with the game,
 table and player), handwritten by one of the installed fonts, scanned at a
-random rotation into a folder that ``hardware.scanner.FolderReplay`` replays into
-the watched inbox; ``Ingestor`` + ``GameFeed`` read them into the game and queue
-the doubtful ones, exactly as in a real round.
+random rotation (``SlipPainter``) into a folder that ``hardware.scanner.FolderReplay``
+replays into the watched inbox; ``Ingestor`` + ``GameFeed`` read them into the game
+and queue the doubtful ones, exactly as in a real round. The web demo
+(``webapp.demo_server``) writes its scans with ``write_scan`` into the folder the
+server's ``ScanService`` watches.
 """
 
 from __future__ import annotations
 
+import os
 import random
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
@@ -46,6 +50,41 @@ def slip_fields(slip: Slip, round_number: int, table: int, rng: np.random.Genera
     return fields
 
 
+@dataclass
+class SlipPainter:
+    """Simulated slips of game ``game_id`` drawn as scans: the printed form (QR with the game,
+    table and player; made once per player), a handwriting font, a scanner at a random rotation."""
+
+    game_id: str
+    game_name: str
+    rng: np.random.Generator
+    writers: list[hw.Writer] = field(default_factory=lambda: hw.writers("train") + hw.writers("heldout"))
+    _printed: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def scan(self, player: str, name: str, table: int, slip: Slip, round_number: int) -> np.ndarray | None:
+        """The grey scan of ``slip`` (None when the slip is never scanned: late, or no play written)."""
+        fields = slip_fields(slip, round_number, table, self.rng)
+        if fields is None:
+            return None
+        if player not in self._printed:
+            info = layout.SlipInfo(self.game_id, self.game_name, table, player, name)
+            self._printed[player] = layout.render_slip(info)
+        writer = self.writers[int(self.rng.integers(len(self.writers)))]
+        return synthetic.scan(synthetic.fill_slip(self._printed[player], fields, writer, self.rng), self.rng)
+
+
+def write_scan(folder: Path, name: str, image: np.ndarray) -> Path:
+    """Write a scan as ``folder/name`` (JPEG or PNG by suffix) under a hidden name, then rename:
+    a watcher of ``folder`` never sees half a file."""
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / name
+    temporary = folder / f".{name}"
+    if not cv2.imwrite(str(temporary), image):
+        raise OSError(f"no se pudo escribir el escaneo {temporary}")
+    os.replace(temporary, target)
+    return target
+
+
 def run_scanned_game(player_count: int, rounds: int, seed: int, state: Path, db: str, lexicon_path: str | None,
                      out: TextIO) -> str:  # fmt: skip
     """Play ``rounds`` rounds with scanned slips; returns the game id. Pages, journal and queue under ``state``."""
@@ -67,8 +106,7 @@ def run_scanned_game(player_count: int, rounds: int, seed: int, state: Path, db:
     feed = GameFeed(game_id, lambda: service.duplicate(game_id), append, SlipReader(service.lexicon), queue)
     ingestor = Ingestor(state / "bandeja", state / "lector", feed.read_page)
     rng, nrng = random.Random(seed), np.random.default_rng(seed)
-    writers = hw.writers("train") + hw.writers("heldout")
-    printed = {p.id: layout.render_slip(layout.SlipInfo(game_id, "Demo", p.table, p.id, p.name)) for p in players}
+    painter = SlipPainter(game_id, "Demo", nrng)
     while not game.ended and len(game.rounds) < rounds:
         number = len(game.rounds) + 1
         draw = draw_rack(game.leave, game.bag, number, rng)
@@ -85,12 +123,9 @@ def run_scanned_game(player_count: int, rounds: int, seed: int, state: Path, db:
         scans.mkdir(parents=True, exist_ok=True)
         for p in players:
             slip = write_slip(pick_play(p.strength, plays, top[0], rng), p, rng)
-            fields = slip_fields(slip, number, p.table, nrng)
-            if fields is None:
-                continue
-            writer = writers[int(nrng.integers(len(writers)))]
-            image = synthetic.scan(synthetic.fill_slip(printed[p.id], fields, writer, nrng), nrng)
-            cv2.imwrite(str(scans / f"{p.id}.jpg"), image)
+            image = painter.scan(p.id, p.name, p.table, slip, number)
+            if image is not None:
+                write_scan(scans, f"{p.id}.jpg", image)
         scanner = FolderReplay(scans, batch=len(players))
         scanner.deliver(ingestor.inbox)
         ingestor.poll()

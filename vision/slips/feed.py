@@ -5,7 +5,8 @@ slip on the page is read with the game's players and rounds; an accepted or
 invalid reading with no flag is appended at once as a ``slip`` event (source
 ``escáner``, the page's content address in ``scan``); anything flagged, or
 refused by the game (a second slip of the same player and round, a slip of
-another game), goes to the ``ReviewQueue`` with its crops. ``resolve`` applies
+another game), goes to the ``ReviewQueue`` with its crops, for the arbiter of this
+game (a slip from another game's pad says so in its note). ``resolve`` applies
 the arbiter's decision as a ``slip`` event (``slip_corrected`` when the player
 already has one). ``round_status`` says per player: read, flagged or missing.
 """
@@ -13,7 +14,8 @@ already has one). ``round_status`` says per player: read, flagged or missing.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -41,42 +43,31 @@ class GameFeed:
     queue: ReviewQueue
     actor: str = "escáner"
     template: PlainTemplate | None = None  # plain slips: registered to this template instead of markers
-
-    def _players(self, game: DuplicateGame) -> list[PlayerRef]:
-        return [PlayerRef(p.id, p.name, p.table) for p in game.players.values()]
-
-    def _position_of(self, game: DuplicateGame) -> Callable[[int | None], Position | None]:
-        def position(number: int | None) -> Position | None:
-            if number is None:
-                current = game.current
-                return (current.board, current.rack) if current else None
-            if 1 <= number <= len(game.rounds):
-                r = game.round(number)
-                return r.board, r.rack
-            return None
-
-        return position
+    lock: AbstractContextManager[Any] = field(default_factory=nullcontext)  # held while the game is read or changed
 
     def read_page(self, page: Page, gray: np.ndarray) -> list[dict[str, Any]]:
-        """Read every slip of a stored page; returns what happened to each, for the ingest journal."""
-        game = self.game()
-        rounds = [r.number for r in game.rounds]
-        current = game.current.number if game.current else None
+        """Read every slip of a stored page; returns what happened to each, for the ingest journal.
+
+        The game is only held (``lock``) to copy what the reader needs and to submit:
+        the handwriting is read meanwhile, so screens and cameras never wait on it."""
+        with self.lock:
+            view = _GameView.of(self.game())
         if self.template is not None:
-            plain = self.reader.read_plain(gray, self.template, self._position_of(game), self._players(game), rounds,
-                                           current)
+            plain = self.reader.read_plain(gray, self.template, view.position, view.players, view.rounds, view.current)
             results = [plain] if plain.found else []
         else:
-            results = self.reader.read_slip(gray, self._position_of(game), self._players(game), rounds, current)
-        if not results:
-            item = self._queue(page, 0, SlipResult(False, flags=("position_unknown",)), "no se encontró ninguna papeleta")
-            return [{"status": "flagged", "review": item.id, "note": item.note}]
-        outcome = []
-        for index, result in enumerate(results):
-            if result.round is None and result.decision is not None and game.current is not None:
-                result.round = game.current.number
-            outcome.append(self._submit(page, index, result))
-        return outcome
+            results = self.reader.read_slip(gray, view.position, view.players, view.rounds, view.current)
+        with self.lock:
+            if not results:
+                item = self._queue(page, 0, SlipResult(False, flags=("position_unknown",)),
+                                   "no se encontró ninguna papeleta")  # fmt: skip
+                return [{"status": "flagged", "review": item.id, "note": item.note}]
+            outcome = []
+            for index, result in enumerate(results):
+                if result.round is None and result.decision is not None and view.current is not None:
+                    result.round = view.current
+                outcome.append(self._submit(page, index, result))
+            return outcome
 
     def _submit(self, page: Page, index: int, result: SlipResult) -> dict[str, Any]:
         summary = result.to_json()
@@ -114,7 +105,7 @@ class GameFeed:
         flags = result.flags or (("illegible",) if note else ())
         proposal = proposal_for(flags, reading, top_play)
         item = ReviewItem(
-            item_id, page.sha, result.game or self.game_id, result.round, result.player, result.table, reading,
+            item_id, page.sha, self.game_id, result.round, result.player, result.table, reading,
             tuple(flags), decision.confidence if decision else 0.0,
             tuple(o.to_json() for o in decision.options) if decision else (),
             proposal.to_json() if proposal else None, crop, slip_image, note,
@@ -140,15 +131,39 @@ class GameFeed:
         return resolved
 
 
+@dataclass(frozen=True)
+class _GameView:
+    """What the reader needs of a duplicate game, copied so that it can read without the game."""
+
+    players: list[PlayerRef]
+    rounds: list[int]
+    current: int | None
+    positions: dict[int, Position]
+
+    @classmethod
+    def of(cls, game: DuplicateGame) -> _GameView:
+        players = [PlayerRef(p.id, p.name, p.table) for p in game.players.values()]
+        positions = {r.number: (r.board.copy(), r.rack) for r in game.rounds}
+        return cls(players, list(positions), game.current.number if game.current else None, positions)
+
+    def position(self, number: int | None) -> Position | None:
+        """The board and rack of round ``number`` (None: the current round)."""
+        number = self.current if number is None else number
+        return None if number is None else self.positions.get(number)
+
+
 def _brief(summary: dict[str, Any]) -> dict[str, Any]:
     keys = ("reading", "play", "score", "verdict", "flags", "confidence", "player", "round")
     return {k: summary.get(k) for k in keys}
 
 
-def round_status(game: DuplicateGame, queue: ReviewQueue, number: int) -> dict[str, str]:
-    """Per player id: ``read`` (a slip is in the game), ``flagged`` (waiting in the queue) or ``missing``."""
+def round_status(game: DuplicateGame, queue: ReviewQueue, number: int, game_id: str | None = None) -> dict[str, str]:
+    """Per player id: ``read`` (a slip is in the game), ``flagged`` (waiting in the queue) or ``missing``.
+
+    ``game_id``: count only that game's waiting slips (a queue shared by several games).
+    """
     r = game.round(number)
-    waiting = {i.player for i in queue.pending(round_number=number) if i.player}
+    waiting = {i.player for i in queue.pending(game_id, round_number=number) if i.player}
     status = {}
     for player in game.players:
         if player in r.slips:

@@ -14,15 +14,23 @@ and each page written (temp file, then rename) -> ``file`` record -> the origina
 moved out of the inbox -> each page read -> ``read`` record. Restarted after a
 crash at any point, ``Ingestor`` replays the journal and does only what is left:
 a page whose ``read`` record is missing is read again, nothing is read twice.
+
+A scanner may still be writing a file when the inbox is polled: with ``settle`` > 0
+(the servers' watchers), a file modified less than ``settle`` seconds ago is taken only
+when it visibly ends (a PNG's IEND, a JPEG's EOI, a PDF's %%EOF), else on a later poll.
+When the archive cannot be written (a full disk), ``StorageError`` says so: the file
+stays in the inbox for the next poll and nothing stored is touched.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import json
 import os
 import shutil
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +49,10 @@ PDF_DPI: Final = 200
 
 class RefusedFile(ValueError):
     """A file that cannot be ingested; the message says why, for the arbiter."""
+
+
+class StorageError(OSError):
+    """The archive cannot be written (disk full, no permission); the scan stays in the inbox."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +138,7 @@ class Ingestor:
     inbox: Path
     root: Path
     read_page: ReadPage
+    settle: float = 0.0  # seconds a file must rest before it is taken unless it visibly ends
     files: dict[str, list[str]] = field(default_factory=dict)  # file sha -> page shas
     read: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # page sha -> results
     pages: dict[str, Page] = field(default_factory=dict)
@@ -163,24 +176,54 @@ class Ingestor:
                 self.refused.append({"name": record["name"], "reason": record["reason"]})
 
     def _journal(self, record: dict[str, Any]) -> None:
-        with open(self.journal_path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+        line = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+        with open(self.journal_path, "ab") as handle:
+            size = handle.tell()
+            try:
+                handle.write(line)
+                handle.flush()
+                os.fsync(handle.fileno())
+            except OSError:
+                handle.truncate(size)  # no half record for the next one to be glued to
+                raise
 
     def poll(self) -> list[Page]:
         """Take every file now in the inbox, then read every page not yet read; returns the pages read now."""
         for path in sorted(self.inbox.iterdir()):
-            if path.is_file() and not path.name.startswith("."):
+            if path.is_file() and not path.name.startswith(".") and self._settled(path):
                 self.take(path)
         return self.read_pending()
 
+    def _settled(self, path: Path) -> bool:
+        """Whether the scanner is done writing ``path`` (see the module docstring)."""
+        if self.settle <= 0:
+            return True
+        try:
+            if time.time() - path.stat().st_mtime >= self.settle:
+                return True
+            return _visibly_complete(path)
+        except OSError:
+            return False  # renamed or removed meanwhile
+
     def take(self, path: Path) -> list[str]:
-        """Store a file's pages (or refuse it); returns its page shas ([] when refused)."""
+        """Store a file's pages (or refuse it); returns its page shas ([] when refused).
+
+        StorageError when the archive cannot be written: the file is left in the inbox."""
+        try:
+            return self._take(path)
+        except OSError as error:
+            if not path.exists():
+                raise
+            raise StorageError(
+                error.errno, f"{path.name}: no se puede guardar en el archivo de escaneos {str(self.root)!r} "
+                f"({error.strerror or error}); el escaneo sigue en la bandeja y se reintentará"
+            ) from error
+
+    def _take(self, path: Path) -> list[str]:
         data = path.read_bytes()
         file_sha = hashlib.sha256(data).hexdigest()
         if file_sha in self.files:
-            path.unlink()  # the same file again: its pages are stored already
+            self._keep_original(path, file_sha)  # the same file again: its pages are stored already
             return self.files[file_sha]
         try:
             if path.suffix.lower() not in IMAGE_SUFFIXES and data[:5] != b"%PDF-":
@@ -193,29 +236,40 @@ class Ingestor:
         self.files[file_sha] = shas
         for i, sha in enumerate(shas):
             self.pages.setdefault(sha, Page(sha, path.name, i, self.root / "pages" / f"{sha}.png"))
-        target = self.root / "originals" / f"{file_sha}{path.suffix.lower()}"
-        if not target.exists():
-            shutil.move(str(path), target)
-        else:
-            path.unlink()
+        self._keep_original(path, file_sha)
         return shas
+
+    def _keep_original(self, path: Path, file_sha: str) -> None:
+        """Move the file into ``originals/`` unless an identical one is there (then drop it)."""
+        target = self.root / "originals" / f"{file_sha}{path.suffix.lower()}"
+        if target.exists():
+            path.unlink()
+        else:
+            _move_whole(path, target)
 
     def _store_page(self, gray: np.ndarray) -> str:
         sha = page_sha(gray)
         final = self.root / "pages" / f"{sha}.png"
         if not final.exists():
+            encoded, png = cv2.imencode(".png", gray)
+            if not encoded:
+                raise RefusedFile(f"no se pudo codificar la página {sha[:12]}")
             temporary = final.with_suffix(".tmp.png")
-            if not cv2.imwrite(str(temporary), gray):
-                raise RefusedFile(f"no se pudo guardar la página {sha[:12]}")
-            with open(temporary, "rb") as handle:
-                os.fsync(handle.fileno())
-            os.replace(temporary, final)
+            try:
+                with open(temporary, "wb") as handle:
+                    handle.write(png.tobytes())
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(temporary, final)
+            except OSError:
+                temporary.unlink(missing_ok=True)
+                raise
         return sha
 
     def _refuse(self, path: Path, reason: str) -> None:
         target = self.root / "refused" / path.name
-        shutil.move(str(path), target)
         (self.root / "refused" / f"{path.name}.motivo.txt").write_text(reason + "\n", encoding="utf-8")
+        _move_whole(path, target)
         self._journal({"kind": "refused", "name": path.name, "reason": reason})
         self.refused.append({"name": path.name, "reason": reason})
 
@@ -235,7 +289,48 @@ class Ingestor:
         for page in self.pending():
             gray = cv2.imread(str(page.path), cv2.IMREAD_GRAYSCALE)
             results = self.read_page(page, gray) if gray is not None else [{"error": "página ilegible en disco"}]
-            self._journal({"kind": "read", "page": page.sha, "results": results})
+            try:
+                self._journal({"kind": "read", "page": page.sha, "results": results})
+            except OSError as error:
+                raise StorageError(error.errno, f"no se puede anotar en el diario {str(self.journal_path)!r} "
+                                   f"({error.strerror or error}); la página se leerá otra vez") from error
             self.read[page.sha] = results
             done.append(page)
         return done
+
+
+def _move_whole(source: Path, target: Path) -> None:
+    """Move a file so that ``target`` is never a partial copy (the inbox may be on another disk)."""
+    try:
+        os.replace(source, target)
+        return
+    except OSError as error:
+        if error.errno != errno.EXDEV:
+            raise
+    temporary = target.with_name(f".{target.name}.part")
+    try:
+        shutil.copyfile(source, temporary)
+        with open(temporary, "rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
+    except OSError:
+        temporary.unlink(missing_ok=True)
+        raise
+    source.unlink()
+
+
+def _visibly_complete(path: Path) -> bool:
+    """Whether a file ends as a finished PNG, JPEG or PDF does (other formats: unknown, False)."""
+    with open(path, "rb") as handle:
+        head = handle.read(8)
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        handle.seek(max(0, size - 1024))
+        tail = handle.read()
+    if head.startswith(b"\x89PNG"):
+        return tail.endswith(b"IEND\xaeB`\x82")
+    if head.startswith(b"\xff\xd8"):
+        return tail.rstrip(b"\x00").endswith(b"\xff\xd9")
+    if head.startswith(b"%PDF-"):
+        return b"%%EOF" in tail[-64:]
+    return False

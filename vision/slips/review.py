@@ -5,7 +5,8 @@ play field and the whole slip straightened (PNG paths), what was read, the
 likeliest plays with their probabilities, the flags, and ``proposal``: the
 rules' ``Slip`` that the one-key *accept* applies. *Correct* applies a notation
 the arbiter types; *void* a ``Slip`` made void with the reason (D.III.20.4,
-D.III.25.c). Stored append-only in ``review.jsonl`` (flagged items, then
+D.III.25.c); *dismiss* closes an item that is no slip at all (an empty page),
+entering nothing. Stored append-only in ``review.jsonl`` (flagged items, then
 resolutions), so a restart rebuilds the queue exactly.
 """
 
@@ -23,7 +24,7 @@ import numpy as np
 
 from rules_core.slips import Slip
 
-ACTIONS: Final = ("accept", "correct", "void")
+ACTIONS: Final = ("accept", "correct", "void", "dismiss")  # dismiss: not a slip (an empty page), nothing entered
 VOID_REASONS: Final = {  # flag -> the reason written on a voided slip
     "illegible": "caligrafía ininteligible",
     "position_unknown": "posición no identificable",
@@ -157,6 +158,8 @@ class ReviewQueue:
             raise ValueError(f"la papeleta {item_id} ya se resolvió ({item.status})")
         if action not in ACTIONS:
             raise ValueError(f"acción desconocida {action!r}: {', '.join(ACTIONS)}")
+        if action == "dismiss":
+            return self._dismiss(item, actor, reason)
         player = player or item.player
         round_number = round_number or item.round
         if player is None or round_number is None:
@@ -180,3 +183,12 @@ class ReviewQueue:
         resolved = replace(item, status=status, resolution=resolution, player=player, round=round_number)
         self.items[item_id] = resolved
         return resolved, slip
+
+    def _dismiss(self, item: ReviewItem, actor: str, reason: str | None) -> tuple[ReviewItem, Slip]:
+        """Not a slip at all (an empty or foreign page): resolved with nothing entered in any game."""
+        resolution = {"action": "dismiss", "actor": actor, "slip": {}, "player": item.player, "round": item.round,
+                      "reason": reason or "no es una papeleta"}  # fmt: skip
+        self._write({"kind": "resolved", "id": item.id, "status": "dismissed", "resolution": resolution})
+        resolved = replace(item, status="dismissed", resolution=resolution)
+        self.items[item.id] = resolved
+        return resolved, Slip(None, void=resolution["reason"], source="escáner")

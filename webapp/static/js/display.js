@@ -134,6 +134,9 @@
     clockAt = performance.now();
     document.body.className = "screen mode-" + state.mode + " phase-" + state.phase;
     setText("game-name", state.name);
+    var cameraDown = Boolean(message.camera && !message.camera.signal);  // never a possibly stale board
+    $("camera-down").hidden = !cameraDown;
+    $("board").hidden = cameraDown;
     B.render($("board"), state.board, state.last, values);
     if (state.mode === "duplicate") { renderDuplicate(state); } else { renderClassic(state); }
     tick();

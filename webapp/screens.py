@@ -1,0 +1,91 @@
+"""The venue's named screens (``/display/pantalla/<name>``): each shows what the venue file says.
+
+A screen of the venue (``[[screens]]`` in the TOML, ``hardware.venue``) shows one of:
+
+* ``table:N``: the classic game of table N, i.e. the game its camera is attached to
+  in the arbiter console (the table's game changes from round to round of a
+  tournament; the screen follows);
+* ``game:<id>``: one game;
+* ``duplicate``: the current duplicate game (the one scanned slips go to: the arbiter's
+  choice, else the latest one that has not ended);
+* ``rotate:1,2,3``: the games of those tables in turn, ``ROTATE_SECONDS`` each.
+
+``/display/pantalla/<name>`` redirects to the screen of the game it shows now (or a
+waiting page when none); that page asks ``/display/pantalla/<name>/objetivo`` every
+few seconds and moves on when the answer changes, so a projector is set up once per
+tournament.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Final
+
+from flask import Blueprint, abort, current_app, jsonify, redirect, render_template, url_for
+from flask_babel import gettext as _  # type: ignore[import-untyped]
+from werkzeug.wrappers import Response
+
+from .scanning import service_of
+
+bp = Blueprint("screens", __name__, url_prefix="/display/pantalla")
+
+ROTATE_SECONDS: Final = 20
+FOLLOW_SECONDS: Final = 5  # how often a named screen asks what it should show
+
+
+def _services() -> Any:
+    from .app import services
+
+    return services()
+
+
+def venue_screens() -> dict[str, str]:
+    """Screen name -> what it shows, from the venue being served (empty without one)."""
+    venue = current_app.config.get("VENUE")
+    return {s.name: s.shows for s in venue.screens} if venue is not None else {}
+
+
+def table_games() -> dict[int, str]:
+    """Table number -> the game its camera is attached to."""
+    venue = current_app.config.get("VENUE")
+    cameras = _services().cameras
+    attached = {state["name"]: state["game"] for state in cameras.states() if state.get("game")}
+    tables = venue.tables if venue is not None else ()
+    return {t.number: attached[t.camera] for t in tables if t.camera in attached}
+
+
+def target(shows: str, now: float) -> str | None:
+    """The game a screen showing ``shows`` shows at time ``now`` (None: nothing yet)."""
+    kind, _sep, argument = shows.partition(":")
+    if kind == "game":
+        return argument or None
+    if kind == "duplicate":
+        return service_of(current_app).current_game()  # the one the slips go to
+    games = table_games()
+    if kind == "table":
+        return games.get(int(argument))
+    if kind == "rotate":
+        shown = [games[n] for n in (int(part) for part in argument.split(",")) if n in games]
+        return shown[int(now // ROTATE_SECONDS) % len(shown)] if shown else None
+    return None
+
+
+def _shows(name: str) -> str:
+    shows = venue_screens().get(name)
+    if shows is None:
+        abort(404, description=_("la sede no tiene ninguna pantalla llamada %(name)s", name=name))
+    return shows
+
+
+@bp.get("/<name>")
+def screen(name: str) -> Response | str:
+    game_id = target(_shows(name), time.time())
+    if game_id is None:
+        return render_template("display/waiting.html", name=name, follow_seconds=FOLLOW_SECONDS)
+    return redirect(url_for("display.show", game_id=game_id, pantalla=name))
+
+
+@bp.get("/<name>/objetivo")
+def screen_target(name: str) -> Response:
+    """What the screen should show now: ``{"game": id or null}``."""
+    return jsonify({"game": target(_shows(name), time.time()), "follow_seconds": FOLLOW_SECONDS})

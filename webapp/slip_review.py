@@ -1,0 +1,326 @@
+"""The arbiter's slips panel (``/arbiter/g/<id>/papeletas``): scanned slips per round, and the doubtful ones.
+
+Per round of a duplicate game: which players' slips are read (in the game),
+flagged (waiting here) or missing. Each flagged slip shows the crop of its play
+field and the whole slip (from the archive), what was read, the flags in Spanish,
+the likeliest plays with their scores, and one-key *accept* (the proposal the
+reader made), *correct* (a typed notation) or *void* with a reason (D.III.20.4,
+D.III.25.c); keys A, C, V (J/K move). Decisions go through ``ScanService.resolve``
+into the game as ``slip`` (or ``slip_corrected``) events. Scans may also be
+uploaded here. Everything needs an arbiter's session; POSTs the CSRF token.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Final
+
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    g,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    send_file,
+    url_for,
+)
+from flask_babel import gettext as _  # type: ignore[import-untyped]
+from werkzeug.wrappers import Response
+
+from rules_core.duplicate import NO_SLIP, DuplicateGame
+from rules_core.events import GameError
+from vision.slips.review import VOID_REASONS, ReviewItem
+
+from .auth import login_required, wants_json
+from .display import game_record
+from .scanning import ScanError, ScanService, service_of
+
+bp = Blueprint("slip_review", __name__, url_prefix="/arbiter")
+
+FLAG_TEXT: Final = {  # the reader's flags as the arbiter reads them
+    "illegible": "caligrafía ilegible (D.III.20.4)",
+    "position_unknown": "ronda o posición no identificable",
+    "player_unknown": "jugador no identificable",
+    "several_plays": "varias jugadas anotadas (D.III.20.2)",
+    "coordinate_order": "coordenadas en orden incorrecto o flecha errónea (D.III.20.4)",
+    "unmarked_blank": "comodín sin rodear (D.III.20.3)",
+    "circled_without_blank": "letra rodeada sin comodín en el atril",
+}
+STATUS_TEXT: Final = {"read": "leída", "flagged": "en revisión", "missing": "sin entregar"}
+CANDIDATES_SHOWN: Final = 5
+RESOLVED_SHOWN: Final = 20
+UPLOAD_BYTES: Final = 32 * 1024 * 1024  # one upload of scans (config SCAN_UPLOAD_BYTES)
+UPLOAD_BUFFER: Final = 2 * 1024 * 1024
+
+
+def _service() -> ScanService:
+    return service_of(current_app)
+
+
+@bp.before_app_request
+def _upload_limit() -> None:
+    """Scans are larger than the app's forms: the upload's own limit, set before the CSRF check reads the form."""
+    if request.endpoint == "slip_review.upload":
+        request.max_content_length = int(current_app.config.get("SCAN_UPLOAD_BYTES", UPLOAD_BYTES))
+        request.max_form_memory_size = UPLOAD_BUFFER  # the multipart parser buffers part of a file
+
+
+@bp.after_request
+def _no_store(response: Response) -> Response:
+    response.headers.setdefault("Cache-Control", "no-store")
+    return response
+
+
+def _duplicate(game_id: str) -> None:
+    record = game_record(game_id)
+    if record.mode != "duplicate":
+        abort(404)
+
+
+def _panel_url(game_id: str, number: int | None) -> str:
+    return url_for("slip_review.panel", game_id=game_id, ronda=number) if number else url_for(
+        "slip_review.panel", game_id=game_id)  # fmt: skip
+
+
+# -- the panel -----------------------------------------------------------------------------------
+
+
+@bp.get("/g/<game_id>/papeletas")
+@login_required
+def panel(game_id: str) -> str:
+    _duplicate(game_id)
+    scans = _service()
+    record = game_record(game_id)
+    with scans.live().reading(game_id) as game:
+        assert isinstance(game, DuplicateGame)
+        context = panel_context(scans, game_id, game, request.args.get("ronda"))
+    return render_template("arbiter/slips.html", game=record, void_reasons=list(dict.fromkeys(VOID_REASONS.values())),
+                           **context)  # fmt: skip
+
+
+def panel_context(scans: ScanService, game_id: str, game: DuplicateGame, wanted: str | None) -> dict[str, Any]:
+    """What the panel shows (read under the games' lock)."""
+    number = int(wanted) if wanted and wanted.isdigit() and 1 <= int(wanted) <= len(game.rounds) else (
+        game.current.number if game.current else None)  # fmt: skip
+    rounds = []
+    for r in game.rounds:
+        counts = {"read": 0, "flagged": 0, "missing": 0}
+        for status in scans.round_status(game_id, game, r.number).values():
+            counts[status] += 1
+        rounds.append({"number": r.number, "master": r.master.notation if r.master else None, **counts})
+    pending = scans.pending(game_id)
+    items = [i for i in pending if i.round in (number, None)]
+    rows = round_rows(scans, game_id, game, number, items) if number is not None else []
+    players = sorted(game.players.values(), key=lambda p: p.table)
+    resolved = [i for i in scans.queue.items.values() if i.status != "pending" and i.round == number
+                and i.game == game_id][-RESOLVED_SHOWN:]  # fmt: skip
+    return {
+        "round_number": number,
+        "rounds": rounds,
+        "rows": rows,
+        "items": [item_view(game_id, i, game) for i in items],
+        "other_pending": len(pending) - len(items),
+        "resolved": [item_view(game_id, i, game) for i in reversed(resolved)],
+        "players": [{"id": p.id, "table": p.table, "name": p.name} for p in players],
+        "round_numbers": [r.number for r in game.rounds],
+        "version": panel_version(scans, game_id, game),
+        "scanning_game": scans.current_game(),
+        "upload_mb": int(current_app.config.get("SCAN_UPLOAD_BYTES", UPLOAD_BYTES)) // (1024 * 1024),
+    }
+
+
+def round_rows(scans: ScanService, game_id: str, game: DuplicateGame, number: int,
+               items: list[ReviewItem]) -> list[dict[str, Any]]:  # fmt: skip
+    """One row per player of round ``number``, by table: read, flagged or missing, and what was scored."""
+    r = game.round(number)
+    waiting = {i.player: i.id for i in items if i.player}
+    rows = []
+    for player_id, status in scans.round_status(game_id, game, number).items():
+        player = game.players[player_id]
+        result = r.results.get(player_id, NO_SLIP) if player_id in r.slips else None
+        slip = r.slips.get(player_id)
+        rows.append({"table": player.table, "name": player.name, "status": status,
+                     "status_text": STATUS_TEXT[status], "item": waiting.get(player_id),
+                     "play": result.play if result else "", "score": result.score if result else None,
+                     "reason": result.reason if result else "", "source": slip.source if slip else ""})  # fmt: skip
+    return sorted(rows, key=lambda row: row["table"])
+
+
+def panel_version(scans: ScanService, game_id: str, game: DuplicateGame) -> str:
+    """Changes whenever the panel would show something else (events of the game, queue items)."""
+    items = scans.items_of(game_id)
+    return f"{len(game.events)}.{len(items)}.{sum(1 for i in items if i.status != 'pending')}"
+
+
+def item_view(game_id: str, item: ReviewItem, game: DuplicateGame) -> dict[str, Any]:
+    """One flagged slip as the panel shows it."""
+    player = game.players.get(item.player) if item.player else None
+    proposal = item.proposal or {}
+    void_reason = next((VOID_REASONS[f] for f in item.flags if f in VOID_REASONS), VOID_REASONS["illegible"])
+    return {
+        "id": item.id,
+        "status": item.status,
+        "status_text": _ACTION_TEXT.get(item.status, item.status),
+        "round": item.round,
+        "player": item.player,
+        "who": f"{player.table} · {player.name}" if player else None,
+        "reading": item.reading,
+        "flags": [FLAG_TEXT.get(f, f) for f in item.flags],
+        "confidence": round(100 * item.confidence),
+        "candidates": [{"play": c.get("play"), "score": c.get("score"), "kind": c.get("kind"),
+                        "percent": round(100 * float(c.get("probability") or 0))}
+                       for c in item.candidates[:CANDIDATES_SHOWN]],  # fmt: skip
+        "proposal": _proposal_text(proposal) if item.proposal else None,
+        "void_reason": void_reason,
+        "note": item.note,
+        "crop": url_for("slip_review.image", game_id=game_id, item_id=item.id, kind="recorte") if item.crop else None,
+        "slip": url_for("slip_review.image", game_id=game_id, item_id=item.id, kind="papeleta")
+        if item.slip_image else None,
+        "page": url_for("slip_review.page", game_id=game_id, sha=item.page),
+        "resolution": item.resolution,
+    }
+
+
+def _proposal_text(proposal: dict[str, Any]) -> str:
+    text = str(proposal.get("notation") or _("sin jugada"))
+    if proposal.get("void"):
+        text += " · " + _("nula: %(why)s", why=proposal["void"])
+    if proposal.get("blank_not_circled"):
+        text += " · " + _("comodín sin rodear")
+    if proposal.get("other_notations"):
+        text += " · " + _("varias jugadas")
+    return text
+
+
+@bp.get("/g/<game_id>/papeletas/estado")
+@login_required
+def status(game_id: str) -> Response:
+    """The panel's version and the current round's counts (the panel reloads when it changes)."""
+    _duplicate(game_id)
+    scans = _service()
+    with scans.live().reading(game_id) as game:
+        assert isinstance(game, DuplicateGame)
+        number = game.current.number if game.current else None
+        counts = scans.round_status(game_id, game, number) if number else {}
+        return jsonify({"version": panel_version(scans, game_id, game), "round": number,
+                        "pending": len(scans.pending(game_id)), "status": counts})  # fmt: skip
+
+
+# -- decisions -------------------------------------------------------------------------------------
+
+
+@bp.post("/g/<game_id>/papeletas/decidir")
+@login_required
+def resolve(game_id: str) -> Response | tuple[Response, int]:
+    """Accept, correct, void or dismiss a flagged slip (form: item, action, play, reason, player, round)."""
+    _duplicate(game_id)
+    form = request.form
+    item_id = form.get("item", "").strip()[:100]
+    action = form.get("action", "")
+    round_text = form.get("round", "").strip()
+    try:
+        item = _service().resolve(
+            game_id, item_id, action, str(g.arbiter),
+            notation=form.get("play", "").strip()[:60] or None,
+            reason=None if action == "dismiss" else form.get("reason", "").strip()[:200] or None,
+            player=form.get("player", "").strip()[:64] or None,
+            round_number=int(round_text) if round_text.isdigit() else None,
+        )  # fmt: skip
+    except (ScanError, GameError, ValueError) as error:
+        if wants_json():
+            return jsonify({"error": str(error)}), 409
+        flash(str(error), "error")
+        return redirect(_panel_url(game_id, _int(form.get("shown"))))
+    if wants_json():
+        return jsonify(item.to_json())
+    slip = item.resolution.get("slip", {})
+    flash(_("Papeleta resuelta (%(action)s): %(play)s", action=_ACTION_TEXT.get(item.status, item.status),
+            play=slip.get("notation") or "-"), "ok")  # fmt: skip
+    return redirect(_panel_url(game_id, _int(form.get("shown")) or item.round))
+
+
+_ACTION_TEXT: Final = {"accepted": "aceptada", "corrected": "corregida", "voided": "anulada", "dismissed": "descartada"}
+
+
+def _int(text: str | None) -> int | None:
+    text = (text or "").strip()
+    return int(text) if text.isdigit() else None
+
+
+# -- images from the archive ------------------------------------------------------------------------
+
+
+@bp.get("/g/<game_id>/papeletas/<item_id>/<any(recorte, papeleta):kind>.png")
+@login_required
+def image(game_id: str, item_id: str, kind: str) -> Response:
+    """The crop of the play field, or the whole slip straightened, of a flagged slip."""
+    scans = _service()
+    item = scans.item(item_id)
+    if item is None or item.game != game_id:
+        abort(404)
+    path = Path(item.crop if kind == "recorte" else item.slip_image)
+    if not path.name or not path.is_file() or not path.resolve().is_relative_to(scans.queue.root.resolve()):
+        abort(404)
+    return send_file(path, mimetype="image/png", max_age=0)
+
+
+@bp.get("/g/<game_id>/escaneos/<sha>.png")
+@login_required
+def page(game_id: str, sha: str) -> Response:
+    """A whole scanned page, from the archive (by its content address)."""
+    game_record(game_id)
+    path = _service().page_path(sha)
+    if path is None:
+        abort(404)
+    return send_file(path, mimetype="image/png", max_age=0)
+
+
+# -- uploads ------------------------------------------------------------------------------------------
+
+
+@bp.post("/g/<game_id>/escaneos")
+@login_required
+def upload(game_id: str) -> Response | tuple[Response, int]:
+    """Scans sent from the console: stored like the scanner's, read now into the current duplicate game."""
+    _duplicate(game_id)
+    scans = _service()
+    files = [f for f in request.files.getlist("scan") if f and f.filename]
+    if not files:
+        return _upload_reply(game_id, None, _("Elija uno o más archivos de escaneo."))
+    if scans.current_game() != game_id:
+        message = _("Las papeletas escaneadas van ahora a otra partida; no se ha subido nada.")
+        return _upload_reply(game_id, None, message)
+    results: list[dict[str, Any]] = []
+    for storage in files:
+        try:
+            results += scans.upload(storage.filename or "escaneo", storage.read())
+        except ScanError as error:
+            return _upload_reply(game_id, results, str(error))
+    return _upload_reply(game_id, results, None)
+
+
+def _upload_reply(game_id: str, results: list[dict[str, Any]] | None,
+                  error: str | None) -> Response | tuple[Response, int]:  # fmt: skip
+    if wants_json():
+        return (jsonify({"error": error, "results": results or []}), 409) if error else jsonify({"results": results})
+    if error:
+        flash(error, "error")
+    if results:
+        read = sum(1 for r in results if r.get("status") == "submitted")
+        flash(_("Escaneos leídos: %(read)s papeletas anotadas, %(flagged)s en revisión.", read=read,
+                flagged=len(results) - read), "ok")  # fmt: skip
+    return redirect(_panel_url(game_id, None))
+
+
+@bp.post("/g/<game_id>/papeletas/seguir")
+@login_required
+def follow(game_id: str) -> Response:
+    """Scanned slips go to this game from now on (until the server restarts)."""
+    _duplicate(game_id)
+    _service().follow(game_id)
+    flash(_("Las papeletas escaneadas se leen ahora en esta partida."), "ok")
+    return redirect(_panel_url(game_id, None))
