@@ -75,6 +75,60 @@ def test_no_board_is_an_answer_with_a_reason() -> None:
     assert found.image_from_board is None and found.corners is None
 
 
+def _scene(seed: int, **changes: object) -> R.Scene:
+    rng = np.random.default_rng(seed)
+    scene = R.random_scene(rng, R.random_cells(rng, 0.3), hands=0, width=1280, height=720)
+    return replace(scene, **{"lighting": R.Lighting(), **changes})  # type: ignore[arg-type]
+
+
+def _corner_error(found_corners: np.ndarray | None, frame: R.Render) -> float:
+    assert found_corners is not None
+    truth = image_corners(frame.image_from_board)
+    return float(min(np.abs(np.roll(found_corners, k, axis=0) - truth).max() for k in range(4)))
+
+
+def test_a_grid_whose_colours_do_not_follow_the_layout_is_no_board() -> None:
+    """The board's own squares shuffled: grid lines and premium colours, in the wrong places."""
+    frame = R.render(_scene(5, camera=R.Camera(1280, 720, (640, 360), 560, 12.0, 0.04, 30.0)))
+    cell = 32
+    canvas_from_image = np.diag([cell, cell, 1.0]) @ np.linalg.inv(frame.image_from_board)
+    canvas = cv2.warpPerspective(frame.image, canvas_from_image, (15 * cell, 15 * cell))
+    squares = canvas.reshape(15, cell, 15, cell, 3).transpose(0, 2, 1, 3, 4).reshape(225, cell, cell, 3)
+    squares = squares[np.random.default_rng(1).permutation(225)]
+    shuffled = squares.reshape(15, 15, cell, cell, 3).transpose(0, 2, 1, 3, 4).reshape(15 * cell, 15 * cell, 3)
+    image = frame.image.copy()
+    back = cv2.warpPerspective(shuffled, np.linalg.inv(canvas_from_image), (1280, 720))
+    inside = cv2.warpPerspective(np.ones((15 * cell, 15 * cell), np.uint8), np.linalg.inv(canvas_from_image), (1280, 720))
+    inside = cv2.erode(inside, np.ones((5, 5), np.uint8)) > 0
+    image[inside] = back[inside]
+    found = find_board(image)
+    assert not found.found and found.reason
+
+
+def test_finds_the_board_on_a_table_of_its_own_hue() -> None:
+    """A pale green table touching the board's green through its frame, in dim light."""
+    frame = R.render(
+        _scene(
+            9,
+            camera=R.Camera(1280, 720, (640, 360), 470, -103.0, 0.02, 40.0),
+            background=(173, 201, 161),
+            lighting=R.Lighting(gain=0.45),
+        )
+    )
+    found = find_board(frame.image)
+    assert found.found, found.reason
+    assert _corner_error(found.corners, frame) < 0.15 * 470 / 15
+
+
+def test_finds_the_board_under_a_hard_shadow_across_it() -> None:
+    """Half the board in shadow: its green is no longer one colour (the layout is judged by hue)."""
+    shadow = R.Lighting(shadow=(30.0, 0.0, 0.01, 0.55))
+    frame = R.render(_scene(13, camera=R.Camera(1280, 720, (640, 360), 520, 40.0, 0.1, 200.0), lighting=shadow))
+    found = find_board(frame.image)
+    assert found.found, found.reason
+    assert _corner_error(found.corners, frame) < 0.15 * 520 / 15
+
+
 def test_bad_input_is_named() -> None:
     with pytest.raises(ValueError, match="H x W x 3"):
         find_board(np.zeros((100, 100), np.uint8))

@@ -8,7 +8,9 @@ import pytest
 from rules_core.cgp import Position
 from rules_core.lexicon import Lexicon
 from vision.slips import tokens
-from vision.slips.decoder import CandidateSet, Thresholds, choose, decide, format_reading, split_plays
+from vision.slips.decoder import (
+    CandidateSet, Thresholds, choose, decide, decide_scored, format_reading, lead, score_line, split_plays,
+)  # fmt: skip
 
 EMPTY = "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15"
 CHORIZO = "15/15/15/15/15/15/15/5[CH]ORIZO4/15/15/15/15/15/15/15"
@@ -130,3 +132,36 @@ def test_split_plays_needs_a_whole_reading() -> None:
     assert split_plays("H8CASA") == ["H8 CASA"]
     assert split_plays("CASA") == []
     assert split_plays("H8") == []
+
+
+def test_a_play_that_barely_leads_its_runner_up_is_flagged(small_lexicon: Lexicon) -> None:
+    position = Position.from_cgp(f"{CHORIZO} AACSEIO 0/0 0")
+    cands = CandidateSet.build(position.board, position.rack, small_lexicon)
+    lp = written("12F CASA", mix={7: {"A": 0.9, "O": 0.1}})
+    loose = decide(lp, cands, position.board, position.rack, small_lexicon, Thresholds(accept=0.5))
+    assert (loose.play, loose.verdict) == ("12F CASA", "accepted")
+    strict = decide(lp, cands, position.board, position.rack, small_lexicon, Thresholds(accept=0.5, margin=6.0))
+    assert strict.verdict == "flagged" and strict.flags == ("illegible",)
+    assert lead(strict.options) == pytest.approx(np.log(strict.options[0].probability / strict.options[1].probability))
+
+
+def test_a_temperature_above_one_lowers_the_confidence(small_lexicon: Lexicon) -> None:
+    position = Position.from_cgp(f"{CHORIZO} AACSEIO 0/0 0")
+    cands = CandidateSet.build(position.board, position.rack, small_lexicon)
+    lp = written("12F CASA", mix={7: {"A": 0.9, "O": 0.1}})
+    sure = decide(lp, cands, position.board, position.rack, small_lexicon, Thresholds(accept=0.5))
+    doubtful = decide(lp, cands, position.board, position.rack, small_lexicon, Thresholds(accept=0.5, temperature=2.0))
+    assert doubtful.play == sure.play == "12F CASA"
+    assert 0.5 < doubtful.confidence < sure.confidence
+
+
+def test_other_views_of_the_line_outvote_a_misreading_of_one(small_lexicon: Lexicon) -> None:
+    position = Position.from_cgp(f"{CHORIZO} AACSEIO 0/0 0")
+    cands = CandidateSet.build(position.board, position.rack, small_lexicon)
+    misread = written("12F CASA", mix={7: {"A": 0.3, "O": 0.7}})
+    alone = decide_scored(score_line(misread, cands), position.board, position.rack, small_lexicon, Thresholds())
+    assert alone.options[0].text == "12F CASO"
+    views = [written("12F CASA"), written("12F CASA", mix={7: {"A": 0.8, "O": 0.2}})]
+    together = decide_scored(score_line(misread, cands, views=views), position.board, position.rack, small_lexicon,
+                             Thresholds())  # fmt: skip
+    assert (together.play, together.verdict) == ("12F CASA", "accepted")

@@ -105,3 +105,16 @@ def test_a_plain_slip_registered_to_its_template(reader: SlipReader) -> None:
     assert result.found
     assert result.decision is not None and result.decision.play == "12F CASA"
     assert result.round == 4
+
+
+def test_views_of_a_line_keep_its_height_and_change_its_width() -> None:
+    from vision.slips.lineimage import HEIGHT, VIEWS, prepare_line, variant, variants
+
+    rng = np.random.default_rng(2)
+    gray = hw.ink_on_paper(hw.render_line("H8 CASA", hand(0), rng), rng)
+    prepared = prepare_line(gray)
+    views = {name: variant(prepared, name) for name in VIEWS}
+    assert all(v.shape[0] == HEIGHT and v.dtype == np.float32 for v in views.values())
+    assert views["narrow"].shape[1] < prepared.shape[1] < views["wide"].shape[1]
+    assert not np.allclose(views["thin"], prepared) and views["thick"].sum() > prepared.sum() > views["thin"].sum()
+    assert [v.shape for v in variants(prepared, 2)] == [views["narrow"].shape, views["wide"].shape]

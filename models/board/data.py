@@ -72,11 +72,19 @@ def jittered(image_from_board: NDArray[np.float64], rng: np.random.Generator, si
 
 
 def render_samples(
-    rng: np.random.Generator, split: str, keep_empty: float, width: int = 1280, height: int = 720, hands: int | None = None
+    rng: np.random.Generator,
+    split: str,
+    keep_empty: float,
+    width: int = 1280,
+    height: int = 720,
+    hands: int | None = None,
+    foreign: float | None = None,
 ) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
     """Crops and labels of one random rendered scene (empties kept with probability
-    ``keep_empty``, the centre star square always)."""
-    scene = R.random_scene(rng, split=split, width=width, height=height, hands=hands)
+    ``keep_empty``, the centre star square always; ``foreign`` the share of tiles with a
+    non-Spanish letter, None for the renderer's)."""
+    cells = None if foreign is None else R.random_cells(rng, foreign=foreign)
+    scene = R.random_scene(rng, cells, split=split, width=width, height=height, hands=hands)
     frame = R.render(scene)
     crops = board_crops(frame.image, jittered(frame.image_from_board, rng, 0.05))
     labels = np.array([INDEX[name] for row in frame.labels for name in row], np.int64)

@@ -22,6 +22,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep-empty", type=float, default=0.15)
     parser.add_argument("--no-photos", action="store_true")
+    parser.add_argument("--split", default="train", help='render split: "train" or "train_fonts" (more fonts)')
+    parser.add_argument("--foreign", type=float, default=None, help="share of tiles with a non-Spanish letter (default: the renderer's)")
     parser.add_argument("--max-hands", type=int, default=None, help="hands per scene drawn from 0..N (default: the renderer's odds)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
@@ -38,7 +40,7 @@ def main() -> None:
         print(f"photos: {sum(len(y) for y in ys)} crops, {time.time() - start:.0f}s", flush=True)
     for i in range(args.scenes):
         hands = None if args.max_hands is None else int(rng.integers(0, args.max_hands + 1))
-        x, y = data.render_samples(rng, "train", args.keep_empty, hands=hands)
+        x, y = data.render_samples(rng, args.split, args.keep_empty, hands=hands, foreign=args.foreign)
         xs.append(x); ys.append(y); src.append(np.zeros(len(y), np.int8))
         if i % 100 == 0:
             print(f"scene {i}: {sum(len(y) for y in ys)} crops, {time.time() - start:.0f}s", flush=True)

@@ -194,7 +194,10 @@ def judge(case: Case, result: dict[str, object], seconds: float) -> Outcome:
 
 
 def writers_for(part: str) -> list[hw.Writer]:
-    """``synthetic``: the held-out fonts and Hershey faces; ``real-calibration`` / ``real-test``: real characters."""
+    """``synthetic``: the held-out fonts and Hershey faces (the benchmark's); ``synthetic-calibration``: the
+    calibration faces (neither trained on nor benchmarked); ``real-calibration`` / ``real-test``: real characters."""
+    if part == "synthetic-calibration":
+        return hw.writers("calibration")
     if part.startswith("synthetic"):
         return hw.writers("heldout")
     return [hw.load_real_writer(REAL, part.split("-", 1)[1])]

@@ -26,6 +26,9 @@ from vision.slips.tokens import encode
 
 ROWS: Final = "ABCDEFGHIJKLMNO"
 LETTERS: Final = ("A B C CH D E F G H I J L LL M N Ñ O P Q R RR S T U V X Y Z").split()
+# Tiles whose handwritten forms the recogniser confuses (model card, confusion.png): drawn more often
+# when a line is made to stress them (``Emphasis.confusable``).
+CONFUSABLE: Final = ("H M N Ñ U V O D Q B E F P R I J L T Y CH LL RR").split()
 LEXICON: Final = Path(__file__).resolve().parents[2] / "rules_core" / "data" / "veedor-es-libre.txt.gz"
 
 
@@ -41,9 +44,32 @@ def load_words(path: Path = LEXICON, limit: int = 200_000, seed: int = 0) -> lis
     return words
 
 
+@dataclass(frozen=True)
+class Emphasis:
+    """What the lines stress (the defaults are the first training's): the share of lines whose word
+    is drawn mostly from ``CONFUSABLE`` tiles, the share with circled blanks, and the share written
+    with a different writer for each glyph (more variety of hands per line)."""
+
+    confusable: float = 0.0
+    circled: float = 0.35
+    mixed_writers: float = 0.0
+
+
 def _random_word(rng: np.random.Generator) -> str:
     length = int(rng.integers(2, 12))
     return "".join(LETTERS[int(rng.integers(len(LETTERS)))] for _ in range(length))
+
+
+def _confusable_word(rng: np.random.Generator, words: Sequence[str]) -> str:
+    """A word of the list with a confusable tile, or random tiles two thirds from ``CONFUSABLE``."""
+    if rng.random() < 0.5:
+        for _ in range(20):
+            word = words[int(rng.integers(len(words)))]
+            if sum(tile in CONFUSABLE for tile in split_letters(word)) >= max(1, len(word) // 2):
+                return word
+    length = int(rng.integers(2, 10))
+    pool = [CONFUSABLE if rng.random() < 0.67 else LETTERS for _ in range(length)]
+    return "".join(tiles[int(rng.integers(len(tiles)))] for tiles in pool)
 
 
 def _circle_some(word: str, rng: np.random.Generator) -> str:
@@ -62,15 +88,18 @@ def coordinate(rng: np.random.Generator, down: bool | None = None) -> str:
     return col + row if down else row + col
 
 
-def sample_text(rng: np.random.Generator, words: Sequence[str]) -> str:
+def sample_text(rng: np.random.Generator, words: Sequence[str], emphasis: Emphasis = Emphasis()) -> str:
     """What a player writes in a play field, or now and then another field of the slip."""
     kind = rng.random()
     if kind < 0.06:
         return str(int(rng.integers(1, 40)))  # a round or table number
     if kind < 0.10:
         return " ".join(words[int(rng.integers(len(words)))][:8] for _ in range(int(rng.integers(1, 3))))
-    word = words[int(rng.integers(len(words)))] if rng.random() < 0.75 else _random_word(rng)
-    if rng.random() < 0.35:
+    if emphasis.confusable and rng.random() < emphasis.confusable:
+        word = _confusable_word(rng, words)
+    else:
+        word = words[int(rng.integers(len(words)))] if rng.random() < 0.75 else _random_word(rng)
+    if rng.random() < emphasis.circled:
         word = _circle_some(word, rng)
     separator = "-" if rng.random() < 0.12 else " "
     text = coordinate(rng) + separator + word
@@ -142,11 +171,28 @@ def draw_line(text: str, writer: hw.Writer, rng: np.random.Generator, borders: f
     return scan_noise(hw.ink_on_paper(mask, rng), rng)
 
 
+@dataclass(eq=False)
+class MixedWriter:
+    """A writer that lends each glyph to a writer of ``pool`` drawn at random (training variety)."""
+
+    pool: Sequence[hw.Writer]
+    name: str = "mixed"
+
+    def glyph(self, char: str, rng: np.random.Generator, pen: float) -> hw.Mask:
+        return hw.pick_writer(self.pool, rng).glyph(char, rng, pen)
+
+
+def _writer(pool: Sequence[hw.Writer], rng: np.random.Generator, emphasis: Emphasis) -> hw.Writer:
+    if emphasis.mixed_writers and rng.random() < emphasis.mixed_writers:
+        return MixedWriter(pool)
+    return hw.pick_writer(pool, rng)
+
+
 def make_sample(rng: np.random.Generator, words: Sequence[str], pool: Sequence[hw.Writer],
-                text: str | None = None) -> Sample:  # fmt: skip
+                text: str | None = None, emphasis: Emphasis = Emphasis()) -> Sample:  # fmt: skip
     """One training or measurement sample: a random (or given) line by a writer of ``pool``."""
-    text = text if text is not None else sample_text(rng, words)
-    writer = hw.pick_writer(pool, rng)
+    text = text if text is not None else sample_text(rng, words, emphasis)
+    writer = _writer(pool, rng, emphasis)
     gray = draw_line(text, writer, rng)
     return Sample(prepare_line(gray), encode(text), text)
 
@@ -168,10 +214,11 @@ def draw_slip_line(text: str, writer: hw.Writer, rng: np.random.Generator) -> np
     return scan_noise(join_line(crops[0], crops[1]), rng)
 
 
-def make_slip_sample(rng: np.random.Generator, words: Sequence[str], pool: Sequence[hw.Writer]) -> Sample:
+def make_slip_sample(rng: np.random.Generator, words: Sequence[str], pool: Sequence[hw.Writer],
+                     emphasis: Emphasis = Emphasis()) -> Sample:  # fmt: skip
     """A play line as cut from a slip (coordinate box, gap, word box); labels without the hyphen form."""
-    text = sample_text(rng, words).replace("-", " ")
+    text = sample_text(rng, words, emphasis).replace("-", " ")
     if " " not in text.strip():
-        return make_sample(rng, words, pool, text)
-    writer = hw.pick_writer(pool, rng)
+        return make_sample(rng, words, pool, text, emphasis)
+    writer = _writer(pool, rng, emphasis)
     return Sample(prepare_line(draw_slip_line(text, writer, rng)), encode(text), text)

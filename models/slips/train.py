@@ -45,8 +45,8 @@ def training_pool(real_root: Path = REAL_ROOT, real_weight: int = 8) -> list[hw.
 class Lines(IterableDataset[list[synth.Sample]]):
     """An endless stream of batches of similar width; worker ``i`` draws from seed + i."""
 
-    def __init__(self, seed: int, batch: int, slip_share: float = 0.0) -> None:
-        self.seed, self.batch, self.slip_share = seed, batch, slip_share
+    def __init__(self, seed: int, batch: int, slip_share: float = 0.0, emphasis: synth.Emphasis = synth.Emphasis()) -> None:
+        self.seed, self.batch, self.slip_share, self.emphasis = seed, batch, slip_share, emphasis
 
     def __iter__(self) -> Iterator[list[synth.Sample]]:
         info = torch.utils.data.get_worker_info()
@@ -54,8 +54,8 @@ class Lines(IterableDataset[list[synth.Sample]]):
         words, pool = synth.load_words(), training_pool()
         while True:
             samples = [
-                synth.make_slip_sample(rng, words, pool) if rng.random() < self.slip_share
-                else synth.make_sample(rng, words, pool)
+                synth.make_slip_sample(rng, words, pool, self.emphasis) if rng.random() < self.slip_share
+                else synth.make_sample(rng, words, pool, emphasis=self.emphasis)
                 for _ in range(self.batch * BUCKET)
             ]
             samples.sort(key=lambda s: s.image.shape[1])
@@ -85,11 +85,12 @@ def greedy(log_probs: np.ndarray) -> str:
 
 
 def validation_set(seed: int, count: int) -> list[synth.Sample]:
-    """Fixed held-out lines: half by held-out fonts/faces, half from held-out real characters."""
+    """Fixed lines to follow training: half by the calibration fonts/faces, half from the calibration
+    part of the real characters (the benchmark's hands are never looked at while training)."""
     rng = np.random.default_rng(seed)
     words = synth.load_words(seed=seed + 1, limit=20_000)
-    synthetic = hw.writers("heldout")
-    real = [hw.load_real_writer(REAL_ROOT, "heldout")] if REAL_ROOT.exists() else synthetic
+    synthetic = hw.writers("calibration")
+    real = [hw.load_real_writer(REAL_ROOT, "calibration")] if REAL_ROOT.exists() else synthetic
     return [synth.make_sample(rng, words, synthetic if i % 2 else real) for i in range(count)]
 
 
@@ -116,6 +117,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("/tmp/veedor-slips"))
     parser.add_argument("--init", type=Path, help="start from these weights (a fine-tuning run)")
     parser.add_argument("--slip-share", type=float, default=0.0, help="share of lines cut as from a slip")
+    parser.add_argument("--confusable", type=float, default=0.0, help="share of words stressing confusable tiles")
+    parser.add_argument("--circled", type=float, default=0.35, help="share of play lines with circled blanks")
+    parser.add_argument("--mixed-writers", type=float, default=0.0, help="share of lines mixing writers per glyph")
     args = parser.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -123,10 +127,11 @@ def main() -> None:
     model = CRNN(len(TOKENS))
     if args.init:
         model.load_state_dict(torch.load(args.init, map_location="cpu"))
+    emphasis = synth.Emphasis(args.confusable, args.circled, args.mixed_writers)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.steps, pct_start=0.1)
     ctc = torch.nn.CTCLoss(blank=0, zero_infinity=True)
-    loader = DataLoader(Lines(args.seed, args.batch, args.slip_share), batch_size=None, num_workers=1, collate_fn=collate,
+    loader = DataLoader(Lines(args.seed, args.batch, args.slip_share, emphasis), batch_size=None, num_workers=1, collate_fn=collate,
                         prefetch_factor=4, persistent_workers=True)  # fmt: skip
     held_out = validation_set(args.seed + 1000, 400)
     log = open(args.out / "log.jsonl", "a")

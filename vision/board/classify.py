@@ -2,7 +2,8 @@
 
 ``CellClassifier.probabilities(crops)`` takes ``N x 40 x 40 x 3`` uint8 crops from
 ``cells.board_crops`` and returns ``N x 32`` probabilities over ``labels.CLASSES``
-(the class list is read from ``labels.json`` beside the model and must match).
+(the class list is read from ``labels.json`` beside the model and must match);
+crops it is unsure of are read again, moved and contrast-stretched, and the readings averaged.
 One thread: the reader runs beside other cameras and the web app.
 """
 
@@ -18,10 +19,16 @@ import numpy as np
 import onnxruntime as ort
 from numpy.typing import NDArray
 
-from .labels import CLASSES
+from .cells import CONTEXT_PX
+from .labels import CLASSES, COVERED, EMPTY, FOREIGN
 
 MODEL_DIR: Final = Path(__file__).resolve().parents[2] / "models" / "board"
 MODEL_PATH: Final = MODEL_DIR / "board_cells.onnx"
+UNSURE: Final = 0.8  # a crop read with less confidence is read again, moved (see ``probabilities``)
+MAX_UNSURE: Final = 6  # at most 30 more crops: ~2.5 ms on one core
+SHIFT_PX: Final = 2
+_BARE: Final = [CLASSES.index(EMPTY), CLASSES.index(COVERED)]
+_FOREIGN: Final = CLASSES.index(FOREIGN)
 
 
 class ModelError(RuntimeError):
@@ -56,11 +63,36 @@ class CellClassifier:
         self._input = self._session.get_inputs()[0].name
 
     def probabilities(self, crops: NDArray[np.uint8]) -> NDArray[np.float32]:
-        """``N x 40 x 40 x 3`` uint8 crops -> ``N x 32`` class probabilities."""
+        """``N x 40 x 40 x 3`` uint8 crops -> ``N x 32`` class probabilities.
+
+        A crop read with less than ``UNSURE`` confidence (at most ``MAX_UNSURE`` of them,
+        the least sure first; not one read as a non-Spanish letter) is read again moved by ``SHIFT_PX`` in four directions and,
+        unless first read as empty or covered, with its own contrast stretched
+        (``local_contrast``: glare or a shadow on that square); the readings are averaged."""
         if crops.ndim != 4 or crops.shape[3] != 3:
             raise ValueError(f"se esperaban recortes N x H x W x 3, no {crops.shape}")
         if len(crops) == 0:
             return np.zeros((0, len(CLASSES)), np.float32)
+        probabilities = self._run(crops)
+        # a crop first read as a non-Spanish letter stays so: re-reading never makes it Spanish
+        confidence = np.where(probabilities.argmax(axis=1) == _FOREIGN, 1.0, probabilities.max(axis=1))
+        unsure = np.argsort(confidence)[: min(MAX_UNSURE, int((confidence < UNSURE).sum()))]
+        if len(unsure):
+            # stretching a bare square's own contrast makes it look like a blank tile
+            bare = np.isin(probabilities[unsure].argmax(axis=1), _BARE)
+            for chosen, stretch in ((unsure[bare], False), (unsure[~bare], True)):
+                if len(chosen):
+                    probabilities[chosen] = self._reread(crops[chosen], probabilities[chosen], stretch)
+        return probabilities
+
+    def _reread(self, crops: NDArray[np.uint8], first: NDArray[np.float32], stretch: bool) -> NDArray[np.float32]:
+        """The mean of ``first`` and the readings of the crops moved four ways (and, with
+        ``stretch``, contrast-stretched)."""
+        variants = [shifted_crops(crops)] + ([local_contrast(crops)] if stretch else [])
+        again = self._run(np.concatenate(variants)).reshape(-1, len(crops), len(CLASSES))
+        return np.asarray((first + again.sum(axis=0)) / (1 + len(again)), np.float32)
+
+    def _run(self, crops: NDArray[np.uint8]) -> NDArray[np.float32]:
         x = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) * np.float32(1 / 255)
         logits = self._session.run(None, {self._input: x})[0]
         return softmax(np.asarray(logits, np.float32))
@@ -68,6 +100,26 @@ class CellClassifier:
     def read(self, crops: NDArray[np.uint8]) -> list[CellReading]:
         """The most likely class of each crop with its probability."""
         return readings(self.probabilities(crops))
+
+
+def shifted_crops(crops: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """The crops moved ``SHIFT_PX`` right, left, down and up (edges repeated): ``4N x H x W x 3``,
+    one direction after another."""
+    k = SHIFT_PX
+    padded = np.pad(crops, ((0, 0), (k, k), (k, k), (0, 0)), mode="edge")
+    h, w = crops.shape[1:3]
+    views = [padded[:, k - dy : k - dy + h, k - dx : k - dx + w] for dx, dy in ((k, 0), (-k, 0), (0, k), (0, -k))]
+    return np.ascontiguousarray(np.concatenate(views))
+
+
+def local_contrast(crops: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """Each crop's channels stretched so the 2nd..98th percentiles of its middle (the cell
+    without its neighbours' margin) span 0..255."""
+    values = crops.astype(np.float32)
+    middle = values[:, CONTEXT_PX:-CONTEXT_PX, CONTEXT_PX:-CONTEXT_PX].reshape(len(crops), -1, 3)
+    lo = np.percentile(middle, 2.0, axis=1)[:, None, None, :]
+    hi = np.percentile(middle, 98.0, axis=1)[:, None, None, :]
+    return np.asarray(np.clip((values - lo) * (255.0 / np.maximum(hi - lo, 24.0)), 0, 255), np.uint8)
 
 
 def softmax(logits: NDArray[np.float32]) -> NDArray[np.float32]:

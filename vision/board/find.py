@@ -8,16 +8,25 @@ conventions: board (u, v) in cell units, u along columns, v along rows; image
 faces the top of the image; ``orientation`` turns it to the real row A.
 
 How: (1) the board's green (the frame's main saturated hue between yellow and
-cyan, a few candidates tried) makes a mask; pieces cut apart by tiles are joined
-and the largest quadrilateral inside the hull of the largest region is the first
-guess (a frame the board fills is tried too); (2) that quadrilateral is warped
-square with some slack, the dark grid lines (tiles, the brightest things, count
-little) are fitted by the few best combs of 16 evenly spaced lines on each axis,
-the pair whose premium layout matches best is kept, then each line is followed
-band by band and the line crossings fit the homography (RANSAC), looking wide and
-then close; (3) checks: the crossings must fit one grid, the premium layout
-(coloured squares where ``board.PREMIUMS`` has them, green elsewhere) must match
-overall and in each quarter, and better than the grid shifted one cell.
+cyan, a few candidates tried) makes a mask, with the small patches of other strong
+colours that touch it (premium squares: a red corner square would cut the outline's
+corner); specks far smaller than the largest piece (a table's texture) are dropped,
+pieces cut apart by tiles are joined, and the largest region's hull gives the
+outline: the largest quadrilateral on its vertices, and the one on its four longest
+sides. When that region reaches the frame's edge (a table of the board's hue), the
+pieces inside the frame are tried too, and then a stricter mask (saturation above the
+Otsu split of that hue); a frame the board fills is tried last. (2) Each outline is
+warped square with some slack, the dark grid lines (tiles, the brightest things,
+count little) are fitted by the few best combs of 16 evenly spaced lines on each axis;
+the two pairs whose premium layout matches best, then the outline itself, are
+followed line by line, band by band, and the line crossings fit the homography
+(RANSAC), looking wide and then close; the grid is moved up to two cells if the layout
+says so. (3) Checks: the crossings must fit one grid, the premium layout (coloured
+squares where ``board.PREMIUMS`` has them, green elsewhere, judged by hue so that a
+shadow or glare across the board does not matter) must match overall and in each
+quarter, better than the grid shifted one cell and than the grid moved up to two cells
+on the real colours there; a grid found from an outline must also stay put when
+refitted from itself.
 ``refine_board`` re-runs (2)-(3) from a known homography (a camera kept on the
 same board: cheaper and steadier).
 """
@@ -25,6 +34,7 @@ same board: cheaper and steadier).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -50,10 +60,15 @@ CANVAS_CELL: Final = 32  # pixels per cell when the grid is warped square for fi
 CANVAS_MARGIN: Final = 1.0  # cells of margin around the grid in that warp
 MIN_BOARD_FRACTION: Final = 0.02  # the board covers at least this much of the frame
 QUAD_SLACK: Final = 0.12  # spare canvas around the green outline, as a fraction of it
+PREMIUM_PATCH_MAX: Final = 0.01  # a premium square's patch is at most this much of the frame
+GUESSES: Final = 2
+MAX_SETTLE: Final = 0.25  # cells a found grid may move when refitted from itself  # grids from the outline that are followed and checked
 BANDS: Final = 6  # pieces of each grid line followed separately
 LAYOUT_MIN_PREMIUM: Final = 0.8  # premium squares that must not look like plain green
 LAYOUT_MIN_PLAIN: Final = 0.25  # plain squares that must look green
 LAYOUT_MIN_MARGIN: Final = 0.15
+LAYOUT_MIN_OFFSET_MARGIN: Final = 0.05  # ahead of the grid moved up to OFFSET_RING cells, on real colours
+OFFSET_RING: Final = 2
 LAYOUT_MIN_QUADRANT: Final = 0.6  # in each quarter of the board, premium squares not green
 MIN_LINE_FIT: Final = 0.7  # line crossings within an eighth of a cell of the fitted grid  # best layout match ahead of the grid shifted by one cell
 
@@ -94,13 +109,16 @@ def find_board(image: NDArray[np.uint8]) -> BoardFind:
     stretched = stretch_channels(small)
     result = not_found("no se ve ninguna zona verde del tamaño de un tablero")
     for green in green_candidates(stretched):
-        quad = outline_quad(board_mask(stretched, green))
-        if quad is None:
-            continue
-        attempt = _find_in_quad(image, quad / scale)
-        if attempt.found:
-            return attempt
-        result = attempt
+        tried: list[FloatArray] = []
+        for strict in (False, True):
+            for quad in outline_quads(board_mask(stretched, green, strict=strict)):
+                if any(np.abs(quad - q).max() <= 2.0 for q in tried):
+                    continue
+                tried.append(quad)
+                attempt = _find_in_quad(image, quad / scale)
+                if attempt.found:
+                    return attempt
+                result = attempt
     # Uneven light can break the green outline; a board filling the frame is tried too.
     h, w = image.shape[:2]
     if abs(w - h) < 0.25 * max(w, h):
@@ -120,10 +138,27 @@ def _find_in_quad(image: NDArray[np.uint8], quad: FloatArray) -> BoardFind:
     side = int(round(inner + 2 * pad))
     target = np.array([[pad, pad], [pad + inner, pad], [pad + inner, pad + inner], [pad, pad + inner]], np.float32)
     image_from_canvas = cv2.getPerspectiveTransform(target, quad.astype(np.float32)).astype(np.float64)
-    first = _fit_grid_global(image, image_from_canvas, side)
-    if first is None:
-        return not_found("no se encuentran las líneas de la cuadrícula de 15x15")
-    return refine_board(image, first)
+    result = not_found("no se encuentran las líneas de la cuadrícula de 15x15")
+    for guess in _fit_grid_global(image, image_from_canvas, side):
+        result = _confirmed(image, refine_board(image, guess))
+        if result.found:
+            return result
+    return result
+
+
+def _confirmed(image: NDArray[np.uint8], first: BoardFind) -> BoardFind:
+    """A grid found from a guess, refitted once more from itself: a real grid stays where it
+    is (within ``MAX_SETTLE`` cells) and passes the checks again; a grid bent onto the
+    wrong lines does not."""
+    if not first.found or first.image_from_board is None:
+        return first
+    again = refine_board(image, first.image_from_board)
+    if not again.found or again.image_from_board is None:
+        return again
+    moved = np.abs(image_corners(again.image_from_board) - image_corners(first.image_from_board)).max()
+    if moved > MAX_SETTLE * again.pitch:
+        return not_found("la cuadrícula hallada no es estable", moved=float(moved / again.pitch))
+    return again
 
 
 def refine_board(
@@ -152,7 +187,7 @@ def refine_board(
     details["lines"] = fit
     if details["worst_quadrant"] < LAYOUT_MIN_QUADRANT:
         return not_found("una parte del tablero no sigue el diseño de casillas", **details)
-    if details["margin"] < LAYOUT_MIN_MARGIN:
+    if details["margin"] < LAYOUT_MIN_MARGIN or details["offset_margin"] < LAYOUT_MIN_OFFSET_MARGIN:
         return not_found("la cuadrícula podría estar desplazada una casilla", **details)
     return BoardFind(True, "", current, score, cell_pitch(current), details)
 
@@ -198,37 +233,146 @@ def green_candidates(image: NDArray[np.uint8], count: int = 3) -> list[int]:
     return peaks
 
 
-def board_mask(image: NDArray[np.uint8], green: int) -> NDArray[np.uint8]:
-    """255 where a pixel has the hue ``green`` (premium squares and tiles are holes in it)."""
+def board_mask(image: NDArray[np.uint8], green: int, strict: bool = False) -> NDArray[np.uint8]:
+    """255 where a pixel has the hue ``green``, or belongs to a small patch of another strong
+    colour touching it (a premium square); tiles are holes in it. ``strict`` also asks for
+    a saturation above the Otsu split of that hue's pixels (a paler table of the same hue)."""
     hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
     hue, sat, val = hsv[..., 0].astype(np.int16), hsv[..., 1], hsv[..., 2]
     same = (np.abs(hue - green) <= 8) & (sat > 50) & (val > 20)
     green_sat = float(np.median(sat[same])) if same.any() else 100.0
-    near_green = (np.abs(hue - green) <= 16) & (sat > max(35.0, 0.35 * green_sat)) & (val > 15)
-    mask = near_green.astype(np.uint8) * 255
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    hued = np.abs(hue - green) <= 16
+    floor = max(35.0, 0.35 * green_sat)
+    if strict and hued.any():
+        split, _ = cv2.threshold(np.ascontiguousarray(sat[hued]).reshape(-1, 1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        floor = max(floor, float(split))
+    near_green = hued & (sat > floor) & (val > 15)
+    closed = cv2.morphologyEx(near_green.astype(np.uint8) * 255, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    mask = np.asarray(cv2.morphologyEx(closed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), np.uint8)
+    return np.maximum(mask, _premium_squares(mask, ~near_green & (sat > max(60.0, 0.5 * green_sat)) & (val > 30)))
+
+
+def _premium_squares(green: NDArray[np.uint8], coloured: NDArray[np.bool_]) -> NDArray[np.uint8]:
+    """Small patches of another strong colour that touch the green (premium squares: a
+    red corner square would otherwise cut the outline's corner); large ones (a coloured
+    table) are left out."""
+    patches = cv2.morphologyEx(coloured.astype(np.uint8) * 255, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(patches, connectivity=8)
+    if count < 2:
+        return np.zeros_like(green)
+    near = cv2.dilate(green, np.ones((5, 5), np.uint8)) > 0
+    touching = np.bincount(labels[near & (patches > 0)], minlength=count) > 0
+    keep = touching & (stats[:, cv2.CC_STAT_AREA] <= PREMIUM_PATCH_MAX * green.size)
+    keep[0] = False
+    return np.where(keep[labels], np.uint8(255), np.uint8(0))
 
 
 def outline_quad(mask: NDArray[np.uint8]) -> FloatArray | None:
-    """The quadrilateral around the largest board-coloured region (``4 x 2``), or None.
+    """The quadrilateral around the largest board-coloured region (``4 x 2``), or None
+    (the first of ``outline_quads``)."""
+    quads = outline_quads(mask)
+    return quads[0] if quads else None
 
-    Pieces of green cut apart by tiles are joined (dilation) before the largest
-    region is taken; its convex hull gives the quadrilateral.
+
+def outline_quads(mask: NDArray[np.uint8]) -> list[FloatArray]:
+    """Quadrilaterals (``4 x 2``, clockwise) that may be the board's outline, likeliest first.
+
+    Specks of board colour far smaller than the largest piece (a table's texture) are
+    dropped; the pieces left, cut apart by tiles, are joined (dilation) and the largest
+    region is taken. When that region reaches the frame's edge (a table of the board's
+    colour) the largest region inside the frame is tried too. Each region gives the
+    largest quadrilateral on its hull's vertices and the one whose sides extend the
+    hull's four longest sides (a corner square that is not green cuts the hull's corner).
     """
+    clean = _drop_specks(mask)
     reach = max(3, int(round(max(mask.shape) / 50)))  # bridges green cut apart by rows of tiles
-    grown = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1,) * 2))
+    grown = np.asarray(cv2.dilate(clean, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1,) * 2)), np.uint8)
+    hulls = [hull for hull in (_largest_region(grown, clean),) if hull is not None]
+    if hulls and _touches_edge(hulls[0], mask.shape):
+        hulls += [hull for hull in (_inside_region(mask),) if hull is not None]
+    quads: list[FloatArray] = []
+    for hull in hulls:
+        if cv2.contourArea(hull.astype(np.float32)) < MIN_BOARD_FRACTION * mask.size:
+            continue
+        for quad in (_largest_inscribed_quad(hull), _extended_sides_quad(hull)):
+            if quad is not None and all(np.abs(quad - q).max() > 2.0 for q in quads):
+                quads.append(quad)
+    return quads
+
+
+def _drop_specks(mask: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """The mask without pieces under a twentieth of the largest piece's area."""
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if count < 3:
+        return mask
+    areas = stats[1:, cv2.CC_STAT_AREA]
+    keep = np.concatenate([[False], areas >= areas.max() / 20])
+    return np.where(keep[labels], np.uint8(255), np.uint8(0))
+
+
+def _largest_region(grown: NDArray[np.uint8], mask: NDArray[np.uint8]) -> FloatArray | None:
+    """The convex hull (``n x 2``) of the mask pixels of the largest region of ``grown``, or None."""
     count, labels, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
     if count < 2:
         return None
     biggest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    ys, xs = np.nonzero((labels == biggest) & (mask > 0))
+    return _hull((labels == biggest) & (mask > 0))
+
+
+def _inside_region(mask: NDArray[np.uint8]) -> FloatArray | None:
+    """The hull of the board-coloured pieces clear of the frame's edge, once thin bridges
+    are cut (a table of the board's colour touching the board's green through gaps in
+    its light frame), or None."""
+    opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
+    h, w = mask.shape
+    x, y, bw, bh, area = (stats[:, i] for i in range(5))
+    inside = (x > 0) & (y > 0) & (x + bw < w) & (y + bh < h)
+    inside[0] = False
+    if not inside.any():
+        return None
+    keep = inside & (area >= area[inside].max() / 20)
+    return _hull(keep[labels])
+
+
+def _hull(pixels: NDArray[np.bool_]) -> FloatArray | None:
+    ys, xs = np.nonzero(pixels)
     if len(xs) < 4:
         return None
     hull = cv2.convexHull(np.stack([xs, ys], axis=1).astype(np.int32))
-    if cv2.contourArea(hull) < MIN_BOARD_FRACTION * mask.size:
+    return np.asarray(hull.reshape(-1, 2), np.float64)
+
+
+def _touches_edge(hull: FloatArray, shape: tuple[int, ...]) -> bool:
+    h, w = shape[:2]
+    return bool(hull[:, 0].min() <= 1 or hull[:, 1].min() <= 1 or hull[:, 0].max() >= w - 2 or hull[:, 1].max() >= h - 2)
+
+
+def _extended_sides_quad(hull: FloatArray) -> FloatArray | None:
+    """The quadrilateral whose sides lie on the hull's four longest sides, or None when
+    that is not a sensible outline (not convex, or far larger than the hull)."""
+    perimeter = cv2.arcLength(hull.astype(np.float32), True)
+    poly = cv2.approxPolyDP(hull.astype(np.float32), 0.01 * perimeter, True).reshape(-1, 2).astype(np.float64)
+    if len(poly) <= 4:
         return None
-    return _largest_inscribed_quad(hull.reshape(-1, 2).astype(np.float64))
+    lengths = np.linalg.norm(np.roll(poly, -1, axis=0) - poly, axis=1)
+    sides = sorted(np.argsort(lengths)[-4:])
+    corners = []
+    for a, b in zip(sides, sides[1:] + sides[:1]):
+        p1, p2 = poly[a], poly[(a + 1) % len(poly)]
+        q1, q2 = poly[b], poly[(b + 1) % len(poly)]
+        d1, d2 = p2 - p1, q2 - q1
+        det = d1[0] * d2[1] - d1[1] * d2[0]
+        if abs(det) < 1e-6 * (np.linalg.norm(d1) * np.linalg.norm(d2) + 1e-9):
+            return None
+        t = ((q1[0] - p1[0]) * d2[1] - (q1[1] - p1[1]) * d2[0]) / det
+        corners.append(p1 + t * d1)
+    quad = np.array(corners, np.float64)
+    area = abs(cv2.contourArea(quad.astype(np.float32)))
+    hull_area = abs(cv2.contourArea(hull.astype(np.float32)))
+    if not cv2.isContourConvex(quad.astype(np.float32)) or area > 1.3 * hull_area or area < hull_area:
+        return None
+    return _clockwise(quad)
 
 
 def _largest_inscribed_quad(hull: FloatArray) -> FloatArray:
@@ -312,34 +456,47 @@ def _canvas_lines(image: NDArray[np.uint8], canvas_from_image: FloatArray, side:
     return _stretch_gray(np.asarray(cv2.min(cv2.min(b, g), r), np.float32))
 
 
-def _fit_grid_global(image: NDArray[np.uint8], image_from_canvas: FloatArray, side: int) -> FloatArray | None:
-    """First grid from the outline: the best few combs on each axis, the pair whose
-    premium layout matches best, then each line followed (``_fit_grid_local``)."""
+def _fit_grid_global(image: NDArray[np.uint8], image_from_canvas: FloatArray, side: int) -> Iterator[FloatArray]:
+    """First grids from the outline, likeliest first (made one by one, as they are asked
+    for): of the best few combs on each axis, the ``GUESSES`` pairs whose premium layout
+    matches best, then the outline itself taken as the grid; each with its lines
+    followed (``_fit_grid_local``) and moved up to two cells if the layout says so
+    (``_best_shift``)."""
     canvas = _canvas_lines(image, np.linalg.inv(image_from_canvas), side)
     vertical, horizontal = _line_responses(canvas, side / SIZE)
+    inner = side / (1 + 2 * QUAD_SLACK)
     combs = []
     for response, axis in ((vertical, 0), (horizontal, 1)):
         profile = response.mean(axis=axis).astype(np.float64)
-        inner = side / (1 + 2 * QUAD_SLACK)
         combs.append(_comb(profile, 0.72 * inner / SIZE, 1.2 * inner / SIZE))
-    if not combs[0] or not combs[1]:
-        return None
-    best, best_score = None, -np.inf
+    scored = []
     for ox, px in combs[0]:
         for oy, py in combs[1]:
             guess = image_from_canvas @ np.array([[px, 0.0, ox], [0.0, py, oy], [0.0, 0.0, 1.0]])
-            score = layout_match(image, guess)[0]
-            if score > best_score:
-                best, best_score = guess, score
-    if best is None:
-        return None
-    # the first guess may be far off at a corner: look wide, accept loosely, then look again
-    for reach, tolerance in ((0.45, 0.3), (0.35, 0.2)):
-        fitted = _fit_grid_local(image, best, reach=reach, tolerance=tolerance)
-        if fitted is None:
-            return None
-        best = fitted[0]
-    return best
+            scored.append((layout_match(image, guess)[0], guess))
+    pad, pitch = (side - inner) / 2, inner / SIZE
+    outline = image_from_canvas @ np.array([[pitch, 0.0, pad], [0.0, pitch, pad], [0.0, 0.0, 1.0]])
+    for guess in [g for _, g in sorted(scored, key=lambda item: -item[0])[:GUESSES]] + [outline]:
+        # the first guess may be far off at a corner: look wide, accept loosely, then look again
+        for reach, tolerance in ((0.45, 0.3), (0.35, 0.2)):
+            fitted = _fit_grid_local(image, guess, reach=reach, tolerance=tolerance)
+            if fitted is None:
+                break
+            guess = fitted[0]
+        else:
+            yield _best_shift(image, guess)
+
+
+def _best_shift(image: NDArray[np.uint8], image_from_board: FloatArray) -> FloatArray:
+    """The grid moved by up to ``OFFSET_RING`` cells along each axis so that the premium
+    layout matches best (a comb may take lines outside the board), refitted."""
+    _, scores = _layout_and_offsets(image, image_from_board)
+    du, dv = max(scores, key=lambda key: scores[key])
+    if scores[du, dv] <= scores[0, 0] + 0.05:
+        return image_from_board
+    moved = image_from_board @ np.array([[1.0, 0.0, du], [0.0, 1.0, dv], [0.0, 0.0, 1.0]])
+    fitted = _fit_grid_local(image, moved)
+    return moved if fitted is None else fitted[0]
 
 
 def _fit_grid_local(
@@ -434,35 +591,81 @@ def _plausible(image_from_board: FloatArray, shape: tuple[int, ...]) -> bool:
     return all(x > 0 for x in cross) or all(x < 0 for x in cross)
 
 
-def cell_colours(image: NDArray[np.uint8], image_from_board: FloatArray, cell: int = 12) -> NDArray[np.float32]:
-    """Mean Lab colour of the middle of each cell: ``15 x 15 x 3`` (row, col, L/a/b)."""
-    canvas_from_board = board_to_canvas(cell, 0.0)
-    warp = canvas_from_board @ np.linalg.inv(image_from_board)
-    side = cell * SIZE
-    canvas = stretch_channels(cv2.warpPerspective(image, warp, (side, side), flags=cv2.INTER_AREA))
-    lab = cv2.cvtColor(canvas, cv2.COLOR_BGR2LAB).astype(np.float32)
-    inner = lab.reshape(SIZE, cell, SIZE, cell, 3)[:, cell // 4 : cell - cell // 4, :, cell // 4 : cell - cell // 4]
-    return np.asarray(inner.mean(axis=(1, 3)), np.float32)
+def cell_colours(image: NDArray[np.uint8], image_from_board: FloatArray, cell: int = 12, ring: int = 0) -> NDArray[np.float32]:
+    """Mean Lab colour of the middle of each cell: ``15 x 15 x 3`` (row, col, L/a/b), or
+    ``(15 + 2 ring)`` square with ``ring`` cells more around the grid. Colours are
+    stretched by the grid's own channel percentiles (as ``stretch_channels`` does)."""
+    n = SIZE + 2 * ring
+    warp = board_to_canvas(cell, float(ring)) @ np.linalg.inv(image_from_board)
+    side = cell * n
+    canvas = cv2.warpPerspective(image, warp, (side, side), flags=cv2.INTER_AREA)
+    inner = canvas[ring * cell : (n - ring) * cell : 4, ring * cell : (n - ring) * cell : 4].reshape(-1, 3).astype(np.float32)
+    lo, hi = np.percentile(inner, 1.0, axis=0), np.percentile(inner, 99.0, axis=0)
+    stretched = np.clip((canvas.astype(np.float32) - lo) * (255.0 / np.maximum(hi - lo, 8.0)), 0, 255).astype(np.uint8)
+    lab = cv2.cvtColor(stretched, cv2.COLOR_BGR2LAB).astype(np.float32)
+    middle = lab.reshape(n, cell, n, cell, 3)[:, cell // 4 : cell - cell // 4, :, cell // 4 : cell - cell // 4]
+    return np.asarray(middle.mean(axis=(1, 3)), np.float32)
+
+
+def green_cells(colours: NDArray[np.float32], ring: int = 0) -> NDArray[np.bool_]:
+    """Which cells (from ``cell_colours``, ``ring`` cells around the grid) have the grid's
+    plain squares' green.
+
+    Judged by hue (the angle of Lab a/b), which a shadow, dim light or glare across the
+    board hardly moves, unlike the a/b distance; a cell needs some chroma too (tiles are
+    cream). The reference is the hue of the most colourful plain squares (cream tiles
+    may cover most of them)."""
+    ab = colours[..., 1:].astype(np.float64) - 128.0
+    hue = np.arctan2(ab[..., 1], ab[..., 0])
+    chroma = np.hypot(ab[..., 0], ab[..., 1])
+    grid = (slice(ring, ring + SIZE),) * 2
+    plain_hue, plain_chroma = hue[grid][~_PREMIUM_MASK], chroma[grid][~_PREMIUM_MASK]
+    coloured = plain_chroma > max(4.0, float(np.percentile(plain_chroma, 90)) * 0.5)
+    if not coloured.any():
+        return np.zeros(colours.shape[:2], np.bool_)
+    ref = float(np.angle(np.exp(1j * plain_hue[coloured]).sum()))
+    near = coloured
+    for _ in range(2):  # re-centre on the closer half
+        off = np.abs(np.angle(np.exp(1j * (plain_hue - ref))))
+        near = coloured & (off <= np.percentile(off[coloured], 50))
+        ref = float(np.angle(np.exp(1j * plain_hue[near]).sum()))
+    off = np.abs(np.angle(np.exp(1j * (hue - ref))))
+    spread = float(np.percentile(off[grid][~_PREMIUM_MASK], 25))
+    tolerance = float(np.clip(3.0 * spread, np.radians(12), np.radians(30)))
+    min_chroma = max(5.0, 0.3 * float(np.median(plain_chroma[near])))
+    return np.asarray((off < tolerance) & (chroma > min_chroma), np.bool_)
 
 
 def layout_match(image: NDArray[np.uint8], image_from_board: FloatArray) -> tuple[float, dict[str, float]]:
     """How well the cell colours follow the premium layout, and the same for the grid one cell off.
 
-    A cell is *green* when its a/b chroma is near the plain squares' median. Returns
+    A cell is *green* as ``green_cells`` judges it. Returns
     ``(score, details)`` with ``premium`` (premium squares not green), ``plain``
     (plain squares green), ``score`` their mean, and ``margin``: score minus the best
-    score of the layout shifted one cell in any direction.
+    score of the layout shifted one cell in any direction; and ``offset_margin`` (see
+    ``_layout_and_offsets``).
     """
-    colours = cell_colours(image, image_from_board)
-    chroma = colours[..., 1:]
-    plain_chroma = chroma[~_PREMIUM_MASK]
-    green_ref = np.median(plain_chroma, axis=0)
-    for _ in range(2):  # re-centre on the greenest half: tiles may cover most plain squares
-        near = np.linalg.norm(plain_chroma - green_ref, axis=1)
-        green_ref = np.median(plain_chroma[near <= np.percentile(near, 40)], axis=0)
-    distance = np.linalg.norm(chroma - green_ref, axis=2)
-    spread = float(np.percentile(distance[~_PREMIUM_MASK], 25))
-    green = distance < max(6.0, 4.0 * spread)
+    details, _ = _layout_and_offsets(image, image_from_board)
+    return details["score"], details
+
+
+def _layout_and_offsets(image: NDArray[np.uint8], image_from_board: FloatArray) -> tuple[dict[str, float], dict[tuple[int, int], float]]:
+    """``layout_match``'s figures, with ``offset_margin`` (the score minus the best score of
+    the grid moved up to ``OFFSET_RING`` cells, judged on the real colours there), and the
+    score of each move ``(du, dv)``."""
+    k = OFFSET_RING
+    green = green_cells(cell_colours(image, image_from_board, ring=k), ring=k)
+    details = _layout_details(green[k : k + SIZE, k : k + SIZE])
+    scores = {}
+    for du, dv in itertools.product(range(-k, k + 1), repeat=2):
+        moved = green[k + dv : k + dv + SIZE, k + du : k + du + SIZE]
+        scores[du, dv] = 0.5 * (float((~moved[_PREMIUM_MASK]).mean()) + float(moved[~_PREMIUM_MASK].mean()))
+    details["offset_margin"] = scores[0, 0] - max(v for key, v in scores.items() if key != (0, 0))
+    return details, scores
+
+
+def _layout_details(green: NDArray[np.bool_]) -> dict[str, float]:
+    """``layout_match``'s figures from the cells judged green."""
 
     def score(premium_mask: NDArray[np.bool_]) -> tuple[float, float]:
         return float((~green[premium_mask]).mean()), float(green[~premium_mask].mean())
@@ -481,7 +684,7 @@ def layout_match(image: NDArray[np.uint8], image_from_board: FloatArray) -> tupl
         p, q = score(moved)
         shifted.append(0.5 * (p + q))
     margin = base - max(shifted)
-    return base, {"premium": premium, "plain": plain, "score": base, "margin": margin, "worst_quadrant": min(quadrants)}
+    return {"premium": premium, "plain": plain, "score": base, "margin": margin, "worst_quadrant": min(quadrants)}
 
 
 def grid_points(image_from_board: FloatArray) -> FloatArray:

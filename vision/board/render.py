@@ -6,7 +6,8 @@
 tile whose letter is not Spanish, ``#`` a cell a hand covers). ``random_scene``
 draws the scene's settings from ranges; ``split="heldout"`` uses fonts, colours and
 camera angles that ``split="train"`` never uses, to measure on settings not seen in
-training.
+training; ``split="train_fonts"`` is ``"train"`` with more letter shapes (``EXTRA_FONTS``,
+none of them a held-out font) for the classifier's fine-tune.
 
 What is drawn: a green board with the premium layout (``board.PREMIUMS``) and the
 "teeth" around premium squares, inside a green margin and a light frame, on a
@@ -50,6 +51,19 @@ TRAIN_FONTS: Final = (
     "DejaVuSans-Bold.ttf",
 )
 HELDOUT_FONTS: Final = ("LiberationSans-Regular.ttf", "LiberationSans-Bold.ttf")
+EXTRA_FONTS: Final = (  # more letter shapes for training only (split "train_fonts")
+    "NimbusSansNarrow-Regular.otf",
+    "NimbusSansNarrow-Bold.otf",
+    "DejaVuSansCondensed.ttf",
+    "DejaVuSansCondensed-Bold.ttf",
+    "URWBookman-Demi.otf",
+    "NimbusRoman-Bold.otf",
+    "P052-Bold.otf",
+    "C059-Roman.otf",
+    "NimbusMonoPS-Bold.otf",
+    "FreeSerifBold.ttf",
+)
+TRAIN_SPLITS: Final = ("train", "train_fonts")
 FOREIGN_LETTERS: Final = ("K", "W", "Ä", "Ö", "Ü", "Ç", "Ø", "Å", "ß", "Æ", "Œ", "Þ")
 VALUES: Final = {letter.label: letter.value for letter in LETTERS}
 CELL: Final = 48  # pixels per cell of the board texture
@@ -529,7 +543,7 @@ def random_board_style(rng: np.random.Generator, split: str = "train") -> BoardS
         c = np.array(colour, np.float32) * rng.uniform(1 - amount, 1 + amount, 3)
         return tuple(int(x) for x in np.clip(c, 0, 255))  # type: ignore[return-value]
 
-    base_green = (70, 130, 20) if split == "train" else (80, 120, 40)
+    base_green = (70, 130, 20) if split in TRAIN_SPLITS else (80, 120, 40)
     return BoardStyle(
         green=jitter(base_green, 0.2),
         line=jitter((25, 40, 15), 0.4),
@@ -545,9 +559,10 @@ def random_board_style(rng: np.random.Generator, split: str = "train") -> BoardS
 
 
 def random_tile_style(rng: np.random.Generator, split: str = "train") -> TileStyle:
-    fonts = available_fonts(TRAIN_FONTS if split == "train" else HELDOUT_FONTS)
+    names = {"train": TRAIN_FONTS, "train_fonts": TRAIN_FONTS + EXTRA_FONTS}.get(split, HELDOUT_FONTS)
+    fonts = available_fonts(names)
     face = np.array((200, 228, 238), np.float32) * rng.uniform(0.88, 1.06, 3)
-    if split != "train":
+    if split not in TRAIN_SPLITS:
         face = np.array((190, 222, 236), np.float32) * rng.uniform(0.9, 1.04, 3)
     return TileStyle(
         face=tuple(int(x) for x in np.clip(face, 0, 255)),  # type: ignore[arg-type]
@@ -566,7 +581,7 @@ def random_camera(rng: np.random.Generator, split: str = "train", width: int = 1
         rotation = float(rng.choice([0.0, 90.0, 180.0, 270.0]) + rng.normal(0, 5))
     else:
         rotation = float(rng.uniform(-180, 180))
-    tilt = float(rng.uniform(0.0, 0.12 if split == "train" else 0.16))
+    tilt = float(rng.uniform(0.0, 0.12 if split in TRAIN_SPLITS else 0.16))
     theta = math.radians(rotation)
     spread = (abs(math.cos(theta)) + abs(math.sin(theta))) * (1 + tilt) * 16.5 / 15
     extent = float(rng.uniform(0.75, 0.98)) * min(width, height)
@@ -645,7 +660,7 @@ def random_scene(
     width: int = 1920,
     height: int = 1080,
 ) -> Scene:
-    """A scene with every setting drawn at random (``split`` "train" or "heldout")."""
+    """A scene with every setting drawn at random (``split`` "train", "train_fonts" or "heldout")."""
     if hands is None:
         hands = int(rng.random() < 0.3) + int(rng.random() < 0.1)
     base = np.array(TABLE_COLOURS[int(rng.integers(len(TABLE_COLOURS)))], np.float32)

@@ -15,11 +15,16 @@ output by its CTC probability (``ctc.trie_log_probs``):
 
 The unconstrained reading (CTC beam search) joins them, so a play that is illegal
 or not a word is read as written. Separators (space, hyphen) count as nothing.
-The probabilities, normalised over all of these, give each outcome a confidence;
-``decide`` turns the best outcome into a verdict: ``accepted`` (the play and its
-score), ``invalid`` (read as written with confidence, scores 0) or ``flagged``
-with the reasons an arbiter needs (``FLAGS``). Thresholds come from
-``models/slips/thresholds.json``, chosen on held-out slips (see the model card).
+Each written form may be scored on several views of the line (test-time
+augmentation, ``lineimage.variants``), its log-probability the mean over views.
+The probabilities, tempered and normalised over all of these (the "other" mass is
+the readings'), give each outcome a confidence; ``decide`` turns the best outcome
+into a verdict: ``accepted`` (the play and its score), ``invalid`` (read as written
+with confidence, scores 0) or ``flagged`` with the reasons an arbiter needs
+(``FLAGS``). Accepting or scoring 0 needs both the confidence and the lead over
+the runner-up (in nats) above their thresholds. Thresholds come from
+``models/slips/thresholds.json``, chosen on calibration slips written by hands
+used neither in training nor by the benchmark (``models/slips/calibrate.py``).
 """
 
 from __future__ import annotations
@@ -68,13 +73,19 @@ class Thresholds:
     reading_prior: float = 4.0  # nats a reading that is no legal play pays (slips hold legal plays)
     current_round_prior: float = 3.0  # nats the round being played gains over older rounds
     mistake_prior: float = 1.0  # nats a legal play written with a mistake pays
+    margin: float = 0.0  # nats the best outcome must lead the runner-up by to be accepted or scored 0
+    temperature: float = 1.0  # the recogniser's log-probabilities are divided by it (over-confidence)
+    variants: int = 1  # how many views of the line are read and averaged (``lineimage.variants``)
 
     @classmethod
     def load(cls, path: Path = THRESHOLDS_FILE) -> Thresholds:
         if not path.exists():
             return cls()
         data = json.loads(path.read_text(encoding="utf-8"))
-        return cls(**{k: float(data[k]) for k in cls.__dataclass_fields__ if k in data})
+        values: dict[str, Any] = {k: float(data[k]) for k in cls.__dataclass_fields__ if k in data}
+        if "variants" in values:
+            values["variants"] = int(values["variants"])
+        return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -269,24 +280,40 @@ class Scored:
     entries: tuple[tuple[str, str, int | None, float], ...]
 
 
-def score_line(log_probs: np.ndarray, cands: CandidateSet, beam: int = 8) -> Scored:
-    """Score every written form of every legal play, and the unconstrained readings, against ``log_probs``."""
+def score_line(log_probs: np.ndarray, cands: CandidateSet, beam: int = 8,
+               views: Sequence[np.ndarray] = ()) -> Scored:  # fmt: skip
+    """Score every written form of every legal play, and the unconstrained readings, against ``log_probs``.
+
+    ``views``: the recogniser's output on other views of the same line (``lineimage.variants``); each
+    written form that counts is scored on every view too and its log-probability is the mean over views
+    (test-time augmentation: a misreading one view is sure of rarely survives the others).
+    """
     absorbed = ctc.absorb(log_probs, SEPARATORS)
     scores = ctc.trie_log_probs(absorbed, cands.trie)
     beams = ctc.beam_search(log_probs, beam)
     raw = tokens.decode(beams[0][0]) if beams else ""
-    entries: list[tuple[str, str, int | None, float]] = []
-    if len(scores):
-        for i in np.nonzero(scores > scores.max() - 30.0)[0]:  # the rest weigh nothing
-            cand = cands.candidates[int(i)]
-            entries.append((cand.kind, cand.play, cand.score, float(scores[i])))
-    seen = set()
+    kept = [int(i) for i in np.nonzero(scores > scores.max() - 30.0)[0]] if len(scores) else []  # the rest weigh nothing
+    texts = [cands.candidates[i].text for i in kept]
+    values = [float(scores[i]) for i in kept]
+    readings = []
     for labels, _ in beams:
         text = tokens.decode(labels).replace(" ", "").replace("-", "")
-        if text in cands.index or text in seen:
+        if text in cands.index or text in readings:
             continue
-        seen.add(text)
-        entries.append(("reading", text, None, ctc.sequence_log_prob(absorbed, tokens.encode(text))))
+        readings.append(text)
+        values.append(ctc.sequence_log_prob(absorbed, tokens.encode(text)))
+    if views:
+        trie = ctc.TokenTrie.build(tokens.encode(t) for t in texts + readings)
+        total = np.array(values)
+        for view in views:
+            total += ctc.trie_log_probs(ctc.absorb(view, SEPARATORS), trie, margin=1e9)
+        values = list(total / (1 + len(views)))
+    entries: list[tuple[str, str, int | None, float]] = []
+    for i, value in zip(kept, values):
+        cand = cands.candidates[i]
+        entries.append((cand.kind, cand.play, cand.score, value))
+    for text, value in zip(readings, values[len(kept) :]):
+        entries.append(("reading", text, None, value))
     return Scored(raw, tuple(entries))
 
 
@@ -301,7 +328,7 @@ def options_of(scored: Scored, limits: Thresholds) -> list[Option]:
         return []
     penalty = {"reading": limits.reading_prior, "unmarked_blank": limits.mistake_prior,
                "coordinate_order": limits.mistake_prior}  # fmt: skip
-    logps = np.array([e[3] - penalty.get(e[0], 0.0) for e in scored.entries])
+    logps = np.array([e[3] / limits.temperature - penalty.get(e[0], 0.0) for e in scored.entries])
     probs = np.exp(logps - np.logaddexp.reduce(logps))
     grouped: dict[tuple[str, str], list[Any]] = {}
     for (kind, text, score, _), p in zip(scored.entries, probs):
@@ -328,17 +355,25 @@ def decide_scored(scored: Scored, board: Board, rack: Sequence[Tile], lexicon: L
         return Decision(reading, None, None, "flagged", ("illegible",), 0.0, shown)
     best = options[0]
     confidence = best.probability
+    sure = lead(options) >= limits.margin
     if best.kind == "play":
-        if confidence >= limits.accept:
+        if confidence >= limits.accept and sure:
             return Decision(reading, best.text, best.score, "accepted", (), confidence, shown, notation=best.text)
         return Decision(reading, best.text, None, "flagged", ("illegible",), confidence, shown)
     if best.kind in ("unmarked_blank", "coordinate_order"):
         return Decision(reading, best.text, None, "flagged", (best.kind,), confidence, shown)
-    return _decide_reading(best, reading, shown, board, rack, lexicon, limits)
+    return _decide_reading(best, reading, shown, board, rack, lexicon, limits, sure)
+
+
+def lead(options: Sequence[Option]) -> float:
+    """How many nats the likeliest outcome leads the runner-up by (infinite when it stands alone)."""
+    if len(options) < 2 or options[1].probability <= 0.0:
+        return float("inf")
+    return float(np.log(max(options[0].probability, 1e-300)) - np.log(options[1].probability))
 
 
 def _decide_reading(best: Option, reading: str, shown: tuple[Option, ...], board: Board, rack: Sequence[Tile],
-                    lexicon: Lexicon, limits: Thresholds) -> Decision:  # fmt: skip
+                    lexicon: Lexicon, limits: Thresholds, sure: bool = True) -> Decision:  # fmt: skip
     """A reading that is no legal play: several plays, no coordinate, or a play read as written."""
     confidence = best.probability
     plays = split_plays(best.text)
@@ -355,7 +390,7 @@ def _decide_reading(best: Option, reading: str, shown: tuple[Option, ...], board
         return Decision(reading, None, None, "flagged", ("illegible",), confidence, shown)
     if _rack_blanks_used(board, play) > sum(1 for t in rack if t == BLANK):
         return Decision(reading, None, None, "flagged", ("circled_without_blank",), confidence, shown)
-    if confidence < limits.invalid:
+    if confidence < limits.invalid or not sure:
         return Decision(reading, None, None, "flagged", ("illegible",), confidence, shown)
     result = score_slip(board, rack, lexicon, Slip(written))
     if result.valid:

@@ -5,6 +5,8 @@ on light paper) to float32 of shape (32, W): ink 1.0, paper 0.0, printed rules
 (long straight box borders) removed, cropped to the ink with a margin and scaled
 to height 32 keeping the aspect ratio (W at most ``MAX_WIDTH``, squeezed beyond).
 Training and reading both go through it, so they see the same input.
+``variants`` gives other views of a prepared line (narrower, wider, sheared, thinner
+or thicker strokes) for test-time augmentation.
 """
 
 from __future__ import annotations
@@ -74,3 +76,42 @@ def prepare_line(gray: np.ndarray) -> np.ndarray:
     if gray.ndim == 3:
         gray = cv2.cvtColor(gray, cv2.COLOR_BGR2GRAY)
     return prepare_ink(remove_rules(ink_of(gray)))
+
+
+def _stretch(image: np.ndarray, factor: float) -> np.ndarray:
+    width = min(MAX_WIDTH, max(MIN_WIDTH, int(round(image.shape[1] * factor))))
+    return cv2.resize(image, (width, HEIGHT), interpolation=cv2.INTER_AREA if factor < 1 else cv2.INTER_LINEAR)
+
+
+def _shear(image: np.ndarray, amount: float) -> np.ndarray:
+    """x += amount * (centre row - y), widened so nothing is cut."""
+    pad = int(np.ceil(abs(amount) * HEIGHT / 2)) + 1
+    wide = cv2.copyMakeBorder(image, 0, 0, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    matrix = np.array([[1, amount, -amount * HEIGHT / 2], [0, 1, 0]], np.float32)
+    return cv2.warpAffine(wide, matrix, (wide.shape[1], HEIGHT), flags=cv2.INTER_LINEAR)
+
+
+def _pen(image: np.ndarray, thicker: bool) -> np.ndarray:
+    kernel = np.ones((2, 2), np.uint8)
+    return cv2.dilate(image, kernel) if thicker else cv2.erode(cv2.GaussianBlur(image, (3, 3), 0.6), kernel)
+
+
+VIEWS: Final = ("narrow", "wide", "shear_left", "shear_right", "thin", "thick")
+
+
+def variant(prepared: np.ndarray, view: str) -> np.ndarray:
+    """One view of a prepared (32, W) line (``VIEWS``), float32 of height 32."""
+    out = {
+        "narrow": lambda: _stretch(prepared, 0.85),
+        "wide": lambda: _stretch(prepared, 1.15),
+        "shear_left": lambda: _shear(prepared, -0.15),
+        "shear_right": lambda: _shear(prepared, 0.15),
+        "thin": lambda: _pen(prepared, False),
+        "thick": lambda: _pen(prepared, True),
+    }[view]()
+    return np.ascontiguousarray(out, dtype=np.float32)
+
+
+def variants(prepared: np.ndarray, count: int, views: tuple[str, ...] = VIEWS) -> list[np.ndarray]:
+    """The first ``count`` views of ``views`` of a prepared line (test-time augmentation)."""
+    return [variant(prepared, v) for v in views[:count]]

@@ -27,7 +27,7 @@ from rules_core.lexicon import Lexicon
 
 from . import layout
 from .decoder import CandidateCache, Decision, Scored, Thresholds, decide_scored, pick, score_choice, score_line
-from .lineimage import ink_of
+from .lineimage import ink_of, prepare_line, variants
 from .qr import read_slip_qr
 from .recognizer import Recognizer, default_recognizer
 from .register import PlainTemplate, find_slips
@@ -61,6 +61,7 @@ class SlipResult:
     rectified: np.ndarray | None = field(default=None, repr=False)  # the slip straightened, grey
     play_box: tuple[int, int, int, int] | None = None  # where the play is on ``rectified`` (x0, y0, x1, y1 px)
     scored: Scored | None = field(default=None, repr=False)  # the play line's raw scores (for calibration)
+    line: np.ndarray | None = field(default=None, repr=False)  # the grey play line read (coordinate, gap, word)
     round_scored: list[tuple[str, float, bool]] | None = field(default=None, repr=False)
 
     @property
@@ -135,8 +136,11 @@ class SlipReader:
         self.cache = CandidateCache()
 
     def score_line(self, line: np.ndarray, board: Board, rack: Sequence[Tile]) -> Scored:
-        """A grey image of a handwritten play (coordinate and word) scored against the round's plays."""
-        return score_line(self.recognizer.log_probs(line), self.cache.get(board, rack, self.lexicon))
+        """A grey image of a handwritten play (coordinate and word) scored against the round's plays,
+        on ``thresholds.variants`` views of it (``lineimage.variants``)."""
+        prepared = prepare_line(line)
+        views = [self.recognizer.log_probs(v) for v in variants(prepared, int(self.thresholds.variants) - 1)]
+        return score_line(self.recognizer.log_probs(prepared), self.cache.get(board, rack, self.lexicon), views=views)
 
     def decide_line(self, line: np.ndarray, board: Board, rack: Sequence[Tile]) -> Decision:
         """The decision on a grey image of a handwritten play (coordinate and word)."""
@@ -219,6 +223,7 @@ class SlipReader:
             result.flags = tuple(dict.fromkeys(flags + ["position_unknown"]))
             return result
         board, rack = position
+        result.line = line
         result.scored = self.score_line(line, board, rack)
         result.decision = decide_scored(result.scored, board, rack, self.lexicon, self.thresholds)
         if several:

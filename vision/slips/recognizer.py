@@ -40,6 +40,7 @@ class Recognizer:
         if tuple(labels) != tokens.TOKENS:
             raise ModelError(f"{labels_path}: las clases del modelo no son las del lector (vision/slips/tokens.py)")
         self.labels: tuple[str, ...] = tuple(labels)
+        self.model_path = model
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1

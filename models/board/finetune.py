@@ -1,0 +1,109 @@
+"""Fine-tune the committed cell classifier: ``python -m models.board.finetune DATA.npz [...]``.
+
+Starts from the weights inside ``board_cells.onnx`` (its export folded each batch norm
+into the convolution before it: the convolutions take those weights and their batch
+norms start as the identity and keep their statistics frozen), then trains with
+``train.augment`` on crops from ``make_data`` (real photo crops, from the training
+games only, drawn four times as often as render crops). Fixed seeds, one thread.
+Writes the model (``--out``, default the committed one) and ``labels.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import onnx
+import torch
+import torch.nn.functional as F
+from onnx import numpy_helper
+from torch import nn
+
+from .export import export
+from .net import CellNet
+from .train import SEED, augment, evaluate, load
+
+HERE = Path(__file__).resolve().parent
+
+
+def from_onnx(path: Path) -> CellNet:
+    """A ``CellNet`` computing what the exported model computes (batch norms as identity)."""
+    graph = onnx.load(str(path)).graph
+    weights = {init.name: torch.from_numpy(numpy_helper.to_array(init).copy()) for init in graph.initializer}
+    convs = [node for node in graph.node if node.op_type == "Conv"]
+    model = CellNet()
+    layers = list(model.features)
+    pairs = [(m, layers[i + 1]) for i, m in enumerate(layers) if isinstance(m, nn.Conv2d)]
+    if len(pairs) != len(convs):
+        raise ValueError(f"{path}: {len(convs)} convolutions, the network has {len(pairs)}")
+    with torch.no_grad():
+        for node, (conv, norm) in zip(convs, pairs):
+            assert isinstance(norm, nn.BatchNorm2d)
+            conv.weight.copy_(weights[node.input[1]])
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(weights[node.input[2]])
+            assert norm.running_mean is not None and norm.running_var is not None
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+        model.head.weight.copy_(weights["head.weight"])
+        model.head.bias.copy_(weights["head.bias"])
+    return model
+
+
+def freeze_norms(model: nn.Module) -> None:
+    for module in model.modules():
+        if isinstance(module, nn.BatchNorm2d):
+            module.eval()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("data", nargs="+")
+    parser.add_argument("--start", default=str(HERE / "board_cells.onnx"))
+    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--epoch-size", type=int, default=100_000)
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--out", default=str(HERE / "board_cells.onnx"))
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    torch.manual_seed(SEED)
+    rng = np.random.default_rng(SEED)
+    gen = torch.Generator().manual_seed(SEED)
+    model = from_onnx(Path(args.start))
+    x, y, source = load(args.data)
+    order = rng.permutation(len(y))
+    val, train = order[: len(y) // 20], order[len(y) // 20 :]
+    weights = np.where(source[train] == 1, 4.0, 1.0)
+    weights /= weights.sum()
+    xt = torch.from_numpy(x).permute(0, 3, 1, 2)
+    yt = torch.from_numpy(y)
+    print(f"{len(train)} train crops ({int((source[train] == 1).sum())} real), {len(val)} validation; "
+          f"start val acc {evaluate(model, xt[val], yt[val]):.4f}", flush=True)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    steps = args.epoch_size // args.batch
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.epochs * steps, pct_start=0.15)
+    start = time.time()
+    for epoch in range(args.epochs):
+        model.train()
+        freeze_norms(model)
+        picks = rng.choice(train, size=steps * args.batch, p=weights)
+        total = 0.0
+        for step in range(steps):
+            idx = torch.from_numpy(picks[step * args.batch : (step + 1) * args.batch])
+            loss = F.cross_entropy(model(augment(xt[idx].float() / 255.0, gen)), yt[idx], label_smoothing=0.05)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += loss.item()
+        accuracy = evaluate(model, xt[val], yt[val])
+        print(f"epoch {epoch + 1}: loss {total / steps:.4f} val acc {accuracy:.4f} {time.time() - start:.0f}s", flush=True)
+    export(model, Path(args.out))
+    print("exported", args.out, flush=True)
+
+
+if __name__ == "__main__":
+    main()
