@@ -17,13 +17,12 @@ from pathlib import Path
 import numpy as np
 import onnx
 import torch
-import torch.nn.functional as F
 from onnx import numpy_helper
 from torch import nn
 
 from .export import export
 from .net import CellNet
-from .train import SEED, augment, evaluate, load
+from .train import SEED, evaluate, load, train_epoch
 
 HERE = Path(__file__).resolve().parent
 
@@ -90,17 +89,9 @@ def main() -> None:
         model.train()
         freeze_norms(model)
         picks = rng.choice(train, size=steps * args.batch, p=weights)
-        total = 0.0
-        for step in range(steps):
-            idx = torch.from_numpy(picks[step * args.batch : (step + 1) * args.batch])
-            loss = F.cross_entropy(model(augment(xt[idx].float() / 255.0, gen)), yt[idx], label_smoothing=0.05)
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            total += loss.item()
+        loss = train_epoch(model, optimiser, schedule, xt, yt, picks, args.batch, gen)
         accuracy = evaluate(model, xt[val], yt[val])
-        print(f"epoch {epoch + 1}: loss {total / steps:.4f} val acc {accuracy:.4f} {time.time() - start:.0f}s", flush=True)
+        print(f"epoch {epoch + 1}: loss {loss:.4f} val acc {accuracy:.4f} {time.time() - start:.0f}s", flush=True)
     export(model, Path(args.out))
     print("exported", args.out, flush=True)
 

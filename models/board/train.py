@@ -87,20 +87,27 @@ def main() -> None:
     for epoch in range(args.epochs):
         model.train()
         picks = rng.choice(train, size=steps_per_epoch * args.batch, p=weights)
-        total = 0.0
-        for step in range(steps_per_epoch):
-            idx = torch.from_numpy(picks[step * args.batch : (step + 1) * args.batch])
-            batch = augment(xt[idx].float() / 255.0, gen)
-            loss = F.cross_entropy(model(batch), yt[idx], label_smoothing=0.05)
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
-            total += loss.item()
+        loss = train_epoch(model, optimiser, schedule, xt, yt, picks, args.batch, gen)
         accuracy = evaluate(model, xt[val], yt[val])
-        print(f"epoch {epoch + 1}: loss {total / steps_per_epoch:.4f} val acc {accuracy:.4f} {time.time() - start:.0f}s", flush=True)
+        print(f"epoch {epoch + 1}: loss {loss:.4f} val acc {accuracy:.4f} {time.time() - start:.0f}s", flush=True)
     export(model, Path(args.out))
     print("exported", args.out, flush=True)
+
+
+def train_epoch(model: CellNet, optimiser: torch.optim.Optimizer, schedule: torch.optim.lr_scheduler.LRScheduler,
+                xt: torch.Tensor, yt: torch.Tensor, picks: np.ndarray, batch: int, gen: torch.Generator) -> float:
+    """One pass over the crops ``picks`` (indices into ``xt``/``yt``) in batches; the mean loss."""
+    steps = len(picks) // batch
+    total = 0.0
+    for step in range(steps):
+        idx = torch.from_numpy(picks[step * batch : (step + 1) * batch])
+        loss = F.cross_entropy(model(augment(xt[idx].float() / 255.0, gen)), yt[idx], label_smoothing=0.05)
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        schedule.step()
+        total += loss.item()
+    return total / max(1, steps)
 
 
 @torch.no_grad()

@@ -148,16 +148,11 @@ def prepare_template(cache: Path, cameras: int, slips: int) -> Path:
     if (template / "listo").exists():
         return template
     print(f"  preparing the database and {slips} scanned slips…", flush=True)
-    import random
-
     import numpy as np
 
+    from duplicate_round import duplicate_in_round_one  # beside this script
     from rules_core.classic import ClassicGame
-    from rules_core.duplicate import DuplicateSettings, rack_labels
-    from rules_core.events import Event
     from rules_core.lexicon import load_lexicon
-    from rules_core.movegen import generate_plays
-    from rules_core.racks import draw_rack
     from rules_core.slips import Slip
     from vision.slips.demo import SlipPainter, write_scan
     from webapp.games import GameService
@@ -172,16 +167,7 @@ def prepare_template(cache: Path, cameras: int, slips: int) -> Path:
         first = ClassicGame.create_event([f"Ana {i}", f"Bruno {i}"], lexicon=lexicon.name)
         attached[camera_name(i)] = games.create("classic", f"Mesa {i}", first)
     (template / "datos" / "cameras.json").write_text(json.dumps({"attachments": attached}), encoding="utf-8")
-    duplicate = games.create_duplicate("Banco de la sede", DuplicateSettings(seed=1))
-    for table in range(1, slips + 1):
-        games.append(duplicate, Event("player_added", {"player": f"j{table}", "name": f"Jugador {table}", "table": table}))
-    game = games.duplicate(duplicate)
-    draw = draw_rack([], game.bag, 1, random.Random(1))
-    assert draw is not None
-    games.append(duplicate, Event("rack_set", {"round": 1, "rack": rack_labels(draw.rack), "source": "sorteo"}))
-    games.append(duplicate, Event("timer", {"round": 1, "action": "start"}))
-    r = games.duplicate(duplicate).round(1)
-    plays = [p.notation for p in generate_plays(r.board, r.rack, lexicon)]
+    duplicate, plays = duplicate_in_round_one(games, "Banco de la sede", slips)
     painter = SlipPainter(duplicate, "Banco de la sede", np.random.default_rng(1))
     for table in range(1, slips + 1):
         image = painter.scan(f"j{table}", f"Jugador {table}", table, Slip(plays[table % len(plays)]), 1)

@@ -38,30 +38,16 @@ LOGIN, PASSWORD = "arbitro", "clave-del-banco-1"
 
 def prepare(data: Path, players: int) -> tuple[str, list[str]]:
     """A game of ``players`` in round 1 (rack drawn, clock running); the plays to enter."""
-    from rules_core.duplicate import DuplicateSettings, rack_labels
-    from rules_core.events import Event
+    from duplicate_round import duplicate_in_round_one  # beside this script
     from rules_core.lexicon import Lexicon
-    from rules_core.movegen import generate_plays
-    from rules_core.racks import draw_rack
     from webapp.auth import Accounts
     from webapp.live import LiveGames
     from webapp.store import EventStore
 
-    import random
-
     store = EventStore(f"sqlite:///{data / 'veedor.db'}")
     Accounts(store.engine).add_arbiter(LOGIN, PASSWORD)
-    games = LiveGames(store, Lexicon.load(FILE2017))
-    game_id = games.create_duplicate("Banco de carga", DuplicateSettings(seed=1))
-    for table in range(1, players + 1):
-        games.append(game_id, Event("player_added", {"player": f"j{table}", "name": f"Jugador {table}", "table": table}))
-    game = games.duplicate(game_id)
-    draw = draw_rack([], game.bag, 1, random.Random(1))
-    assert draw is not None
-    games.append(game_id, Event("rack_set", {"round": 1, "rack": rack_labels(draw.rack), "source": "sorteo"}))
-    games.append(game_id, Event("timer", {"round": 1, "action": "start"}))
-    r = game.round(1)
-    plays = [p.notation for p in generate_plays(r.board, r.rack, game.lexicon)] or ["H8 XX"]
+    game_id, plays = duplicate_in_round_one(LiveGames(store, Lexicon.load(FILE2017)), "Banco de carga", players)
+    plays = plays or ["H8 XX"]
     return game_id, [plays[i % len(plays)] for i in range(players)]
 
 
