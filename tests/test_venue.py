@@ -251,6 +251,7 @@ camera = "mesa1"
 [[cameras]]
 name = "mesa1"
 source = "mesa1"
+orientation = 0
 [[cameras]]
 name = "remota"
 source = "rtsp://192.0.2.1/stream"
@@ -316,6 +317,18 @@ def test_a_camera_without_a_board_in_view_is_a_warning(hall: Path, capsys: pytes
     assert status == 0, lines
     assert any(line.startswith("ok ") and "cámara mesa1" in line for line in lines)
     assert any(line.startswith("aviso") and "cámara mesa1: no se ve el tablero" in line for line in lines), lines
+
+
+def test_a_camera_with_no_orientation_is_a_warning_until_calibrated(hall: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    hall.write_text(hall.read_text(encoding="utf-8").replace("orientation = 0\n", ""), encoding="utf-8")
+    status, lines = check(hall, capsys)
+    assert status == 0 and any(line.startswith("aviso") and "calibrate --camera mesa1" in line for line in lines), lines
+    calibrations = hall.parent / "datos" / "calibration"
+    calibrations.mkdir(parents=True)
+    (calibrations / "mesa1.json").write_text(json.dumps(
+        {"camera": "mesa1", "found": True, "image_from_board": np.eye(3).tolist(), "turn": 0}), encoding="utf-8")
+    status, lines = check(hall, capsys)
+    assert not any("calibrate --camera" in line for line in lines), lines
 
 
 def test_a_missing_camera_is_reported_without_waiting_forever(hall: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from hardware.venue import CameraConfig, ScannerConfig, Venue, VenueError, VenueFileError, load_venue
+from vision.board.calibration import load_calibration
 
 FRAME_TIMEOUT: Final = 10.0  # seconds to wait for a camera's first frame
 SCANIMAGE_TIMEOUT: Final = 30.0
@@ -86,6 +87,7 @@ def check_venue(venue: Venue, timeout: float = FRAME_TIMEOUT,
     """Every device of ``venue`` tried; the findings in a stable order (cameras in parallel)."""
     checks: list[Callable[[], list[Finding]]] = [
         *(partial(check_camera, camera, timeout) for camera in venue.cameras),
+        *(partial(check_orientation, camera, venue.data_dir / "calibration") for camera in venue.cameras),
         *(partial(check_scanner, scanner) for scanner in venue.scanners),
         lambda: check_data(venue.data_dir),
         lambda: check_database(venue.database_url),
@@ -122,6 +124,16 @@ def check_camera(camera: CameraConfig, timeout: float = FRAME_TIMEOUT) -> list[F
     if board:
         found.append(Finding("aviso", device, f"no se ve el tablero ({board}); revise el encuadre"))
     return found
+
+
+def check_orientation(camera: CameraConfig, calibrations: Path) -> list[Finding]:
+    """A warning for a local camera with neither ``orientation`` nor a calibration: row A is then
+    inferred from the upright letters, and a first play of two letters goes to the arbiter."""
+    calibration = load_calibration(calibrations, camera.name)
+    if camera.node or camera.orientation is not None or (calibration is not None and calibration.turn is not None):
+        return []
+    return [Finding("aviso", f"cámara {camera.name}", "sin calibrar y sin 'orientation': la fila A se deducirá de "
+                    f"las letras; calibre con 'veedor calibrate --camera {camera.name}'")]  # fmt: skip
 
 
 def first_frame(spec: str, fps: float, timeout: float) -> tuple[NDArray[np.uint8] | None, str]:
