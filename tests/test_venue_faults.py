@@ -389,7 +389,7 @@ def board_jpeg() -> bytes:
     return jpeg(render_board())
 
 
-def camera_venue(folder: Path, source: str) -> Path:
+def camera_venue(folder: Path, source: str, orientation: int | None = 0) -> Path:
     path = folder / "sede.toml"
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -406,6 +406,7 @@ camera = "mesa1"
 [[cameras]]
 name = "mesa1"
 source = "{source}"
+{f"orientation = {orientation}" if orientation is not None else ""}
 """, encoding="utf-8")  # fmt: skip
     return path
 
@@ -500,7 +501,7 @@ def test_a_server_restarted_with_its_cameras_connected_carries_on(tmp_path: Path
     store.engine.dispose()
     # the arbiter attached the camera to the game at the table (kept by the camera service)
     (tmp_path / "datos" / "cameras.json").write_text(json.dumps({"attachments": {"mesa1": game_id}}), encoding="utf-8")
-    venue = camera_venue(tmp_path, camera.url)
+    venue = camera_venue(tmp_path, camera.url, orientation=None)  # row A found from the letters, as before
     text = venue.read_text(encoding="utf-8").replace('data = "datos"', f'data = "datos"\nlexicon = "{FILE2017}"')
     venue.write_text(text, encoding="utf-8")
     try:
