@@ -37,11 +37,16 @@ def scan_of(game_id: str, player: str, table: int, fields: dict[str, str], seed:
     return synthetic.scan(synthetic.fill_slip(printed, fields, writer, rng), rng)
 
 
+def feed_of(service: GameService, game_id: str, tmp_path: Path) -> GameFeed:
+    """The game's slip feed, its review queue under ``tmp_path/lector``."""
+    return GameFeed(game_id, lambda: service.duplicate(game_id), lambda e: service.append(game_id, e),
+                    SlipReader(service.lexicon), ReviewQueue(tmp_path / "lector"))  # fmt: skip
+
+
 def test_a_read_slip_is_submitted_and_a_doubtful_one_waits(game: tuple[GameService, str], tmp_path: Path) -> None:
     service, game_id = game
-    queue = ReviewQueue(tmp_path / "lector")
-    feed = GameFeed(game_id, lambda: service.duplicate(game_id), lambda e: service.append(game_id, e),
-                    SlipReader(service.lexicon), queue)  # fmt: skip
+    feed = feed_of(service, game_id, tmp_path)
+    queue = feed.queue
     inbox = tmp_path / "bandeja"
     inbox.mkdir()
     cv2.imwrite(str(inbox / "ana.png"), scan_of(game_id, "j1", 1, {"ronda": "1", "coordenada": "H8", "palabra": "CASA"}, 1))
@@ -72,9 +77,8 @@ def test_a_read_slip_is_submitted_and_a_doubtful_one_waits(game: tuple[GameServi
 
 def test_accepting_needs_a_player_and_a_round(game: tuple[GameService, str], tmp_path: Path) -> None:
     service, game_id = game
-    queue = ReviewQueue(tmp_path / "lector")
-    feed = GameFeed(game_id, lambda: service.duplicate(game_id), lambda e: service.append(game_id, e),
-                    SlipReader(service.lexicon), queue)  # fmt: skip
+    feed = feed_of(service, game_id, tmp_path)
+    queue = feed.queue
     inbox = tmp_path / "bandeja"
     inbox.mkdir()
     cv2.imwrite(str(inbox / "nada.png"), np.full((600, 800), 240, np.uint8))

@@ -49,9 +49,10 @@ def table_games() -> dict[int, str]:
     """Table number -> the game its camera is attached to."""
     venue = current_app.config.get("VENUE")
     cameras = _services().cameras
-    attached = {state["name"]: state["game"] for state in cameras.states() if state.get("game")}
-    tables = venue.tables if venue is not None else ()
-    return {t.number: attached[t.camera] for t in tables if t.camera in attached}
+    known = set(cameras.names())
+    tables = [t for t in (venue.tables if venue is not None else ()) if t.camera in known]
+    games = {t.number: cameras.game_of(t.camera) for t in tables}
+    return {number: game for number, game in games.items() if game}
 
 
 def target(shows: str, now: float) -> str | None:
