@@ -7,7 +7,8 @@ PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 SYSTEM_PACKAGES := python3 python3-venv python3-dev gcc \
 	fonts-dejavu-core fonts-urw-base35 fonts-freefont-ttf fonts-liberation \
-	fonts-comic-neue fonts-dkg-handwriting fonts-breip fonts-sjfonts fonts-kristi fonts-tlwg-purisa-otf
+	fonts-comic-neue fonts-dkg-handwriting fonts-breip fonts-sjfonts fonts-kristi fonts-tlwg-purisa-otf \
+	fonts-humor-sans fonts-tomsontalks fonts-rufscript fonts-averia-gwf
 BENCH_PACKAGES := tesseract-ocr tesseract-ocr-spa
 TEST_PACKAGES := postgresql chromium
 export OMP_THREAD_LIMIT := 1

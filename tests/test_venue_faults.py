@@ -21,6 +21,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ import numpy as np
 import pytest
 from flask import Flask
 from PIL import Image
+from sqlalchemy import insert
 
 import vision.slips.ingest as ingest
 from hardware.venue import Venue
@@ -39,6 +41,7 @@ from rules_core.events import Event
 from rules_core.lexicon import Lexicon
 from vision.slips.ingest import Ingestor, Page, StorageError
 from webapp.app import services
+from webapp.auth import arbiters
 from webapp.cli import main
 from webapp.scanning import SETTLE_SECONDS, start_scanners, stop_scanners
 from webapp.games import GameService
@@ -302,6 +305,19 @@ def test_a_full_archive_refuses_the_scan_with_a_clear_error_and_loses_nothing(
     assert Ingestor(inbox, archive, restarted, SETTLE_SECONDS).poll() == [] and restarted.calls == []
 
 
+def arbiter_console(app: Flask) -> str:
+    """The arbiter console's main page, as a logged-in arbiter sees it."""
+    accounts = services(app).accounts
+    if not accounts.arbiter_exists("arbitro"):
+        with accounts.engine.begin() as connection:
+            connection.execute(insert(arbiters).values(login="arbitro", password_hash="-",
+                                                       created_at=datetime.now(timezone.utc)))  # fmt: skip
+    client = app.test_client()
+    with client.session_transaction() as session:
+        session["arbiter"] = "arbitro"
+    return client.get("/arbiter/").get_data(as_text=True)
+
+
 def test_the_server_keeps_a_scan_that_does_not_fit_and_reads_it_once_there_is_room(
     tmp_path: Path, small_disk: SmallDisk, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -319,11 +335,18 @@ def test_the_server_keeps_a_scan_that_does_not_fit_and_reads_it_once_there_is_ro
             (inbox / "segunda.png").write_bytes(second)
             wait_for(lambda: "no se puede guardar en el archivo de escaneos" in caplog.text)
         assert "segunda.png" in caplog.text and "se reintentará" in caplog.text
+        wait_for(lambda: bool(services(app).scans.problems()))
+        alert = services(app).scans.problems()[0]
+        assert alert.scanner == "escaner1" and "no se puede guardar en el archivo de escaneos" in alert.message
+        console = arbiter_console(app)  # the arbiter sees it, not only the log
+        assert "Escáneres sin leer" in console and "escáner escaner1" in console
+        assert "segunda.png: no se puede guardar en el archivo de escaneos" in console
         assert (inbox / "segunda.png").read_bytes() == second
         assert snapshot(archive) == before
         small_disk.free()
         wait_for(lambda: len(reads(archive)) == 2)
         time.sleep(5 * POLL)
+        assert services(app).scans.problems() == [] and "Escáneres sin leer" not in arbiter_console(app)
     finally:
         stop_scanners(app)
     assert len(reads(archive)) == 2 and not (inbox / "segunda.png").exists()

@@ -108,6 +108,11 @@ def test_the_interface_is_spanish_and_english_can_follow(client: FlaskClient) ->
     assert 'lang="en"' in english and "Results" in english
 
 
+def _key(text: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """A message id or translation, singular or plural forms, as a tuple."""
+    return (text,) if isinstance(text, str) else tuple(text)
+
+
 def test_the_catalogue_is_compiled_and_complete() -> None:
     from babel.messages.mofile import read_mo
     from babel.messages.pofile import read_po
@@ -119,8 +124,8 @@ def test_the_catalogue_is_compiled_and_complete() -> None:
             po = read_po(handle)
         with open(po_path.with_suffix(".mo"), "rb") as handle:
             mo = read_mo(handle)
-        translated = {m.id: m.string for m in po if m.id and m.string and not m.fuzzy}
-        compiled = {m.id: m.string for m in mo if m.id}
+        translated = {_key(m.id): _key(m.string) for m in po if m.id and all(_key(m.string)) and not m.fuzzy}
+        compiled = {_key(m.id): _key(m.string) for m in mo if m.id}
         assert compiled == translated, f"{language}: run `make translations`"
         if language == "en":
             assert len(translated) == len([m for m in po if m.id]), "English catalogue incomplete"

@@ -119,6 +119,8 @@ def test_flagged_slips_are_shown_and_resolved_by_accept_correct_and_void(app: Fl
         whole = arbiter.get(f"/arbiter/g/{game_id}/papeletas/{item.id}/papeleta.png")
         assert crop.status_code == whole.status_code == 200 and crop.mimetype == "image/png"
     assert f'/papeletas/{items["j2"].id}/recorte.png' in html
+    console = arbiter.get("/arbiter/").get_data(as_text=True)  # the console's main page points at them
+    assert "3 papeletas por revisar" in console and f"/arbiter/g/{game_id}/papeletas" in console
 
     # accept: the reader's proposal goes into the game as it is
     bea = items["j2"]
@@ -140,10 +142,24 @@ def test_flagged_slips_are_shown_and_resolved_by_accept_correct_and_void(app: Fl
     r = game_of(app, game_id).round(1)
     assert r.slips["j1"].void == "jugador no identificable" and r.results["j1"].score == 0
     assert service_of(app).pending(game_id) == []
+    assert "por revisar" not in arbiter.get("/arbiter/").get_data(as_text=True)
     again = decide(arbiter, game_id, ana.id, "void", headers=JSON)
     assert again.status_code == 409 and "ya se resolvió" in again.get_json()["error"]
     assert arbiter.get(f"/arbiter/g/{game_id}/papeletas/estado", headers=JSON).get_json()["status"] == {
         "j1": "read", "j2": "read", "j3": "read"}  # fmt: skip
+
+
+def test_a_refused_file_is_listed_for_the_arbiter_with_its_reason_and_kept_as_it_came(
+        app: Flask, arbiter: FlaskClient) -> None:  # fmt: skip
+    game_id = duplicate_game(app)
+    note = "esto no es un escaneo\n".encode()
+    answer = upload(arbiter, game_id, {"nota.png": note})
+    assert answer.status_code == 409 and "nota.png" in answer.get_json()["error"]
+    html = arbiter.get(f"/arbiter/g/{game_id}/papeletas").get_data(as_text=True)
+    assert "Escaneos rechazados (1)" in html and answer.get_json()["error"] in html
+    kept = arbiter.get(f"/arbiter/g/{game_id}/escaneos/rechazados/subidas/nota.png")
+    assert kept.status_code == 200 and kept.data == note
+    assert arbiter.get(f"/arbiter/g/{game_id}/escaneos/rechazados/subidas/otra.png").status_code == 404
 
 
 def test_a_slip_with_no_player_needs_one_chosen(app: Flask, arbiter: FlaskClient) -> None:

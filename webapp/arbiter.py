@@ -18,7 +18,7 @@ from collections import Counter
 from datetime import datetime, timezone
 from typing import Any, Final
 
-from flask import Blueprint, abort, flash, g, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, flash, g, jsonify, redirect, render_template, request, url_for
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from werkzeug.wrappers import Response
 
@@ -32,6 +32,7 @@ from rules_core.slips import Slip, SlipScore, score_slip
 from .auth import login_required, wants_json
 from .display import board_labels, clock_state, game_record, master_squares
 from .live import LiveGames
+from .scanning import service_of
 
 bp = Blueprint("arbiter", __name__, url_prefix="/arbiter")
 
@@ -77,7 +78,9 @@ def _back(game_id: str) -> Response:
 @login_required
 def index() -> str:
     games = list(reversed(_games().store.games()))
-    return render_template("arbiter/index.html", games=games)
+    scans = service_of(current_app)
+    pending = {g.id: scans.pending_count(g.id) for g in games if g.mode == "duplicate"}
+    return render_template("arbiter/index.html", games=games, pending=pending, scanner_alerts=scans.problems())
 
 
 @bp.post("/duplicate")

@@ -29,6 +29,7 @@ import hashlib
 import logging
 import re
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,6 +70,30 @@ class ScannerSpec(Protocol):
 
 
 @dataclass(frozen=True)
+class ScannerAlert:
+    """Why a scanner's folder is not being read (a full disk, a device gone), since ``since`` (epoch s)."""
+
+    scanner: str
+    message: str
+    since: float
+
+    @property
+    def clock(self) -> str:
+        """``since`` as the server's local time of day, HH:MM:SS."""
+        return time.strftime("%H:%M:%S", time.localtime(self.since))
+
+
+@dataclass(frozen=True)
+class RefusedScan:
+    """A file a scanner delivered that could not be stored as pages; kept under ``path`` for the arbiter."""
+
+    scanner: str
+    name: str
+    reason: str
+    path: Path
+
+
+@dataclass(frozen=True)
 class FolderScanner:
     """A watched folder with no device behind it (tests, the demo, a network share)."""
 
@@ -97,6 +122,7 @@ class ScanService:
         self._setup = threading.Lock()
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
+        self.alerts: dict[str, ScannerAlert] = {}  # scanner -> why its folder is not being read now
 
     # -- set-up ----------------------------------------------------------------------
 
@@ -227,6 +253,21 @@ class ScanService:
 
     # -- the arbiter's side --------------------------------------------------------------
 
+    def problems(self) -> list[ScannerAlert]:
+        """The scanners whose folder cannot be read now, the oldest problem first."""
+        return sorted(self.alerts.values(), key=lambda a: a.since)
+
+    def refused(self) -> list[RefusedScan]:
+        """Every file refused by any scanner's archive (oldest first per scanner), with where it is kept."""
+        return [RefusedScan(name, r["name"], r["reason"], ingestor.root / "refused" / r["name"])
+                for name, ingestor in sorted(self.ingestors.items()) for r in ingestor.refused]  # fmt: skip
+
+    def pending_count(self, game_id: str) -> int:
+        """How many flagged slips of ``game_id`` wait for the arbiter (0 before the queue is loaded)."""
+        if self.root is None:
+            return 0
+        return len(self.pending(game_id))
+
     def pending(self, game_id: str, round_number: int | None = None) -> list[ReviewItem]:
         """Flagged slips read into a game, waiting for its arbiter, oldest first."""
         with self.live().lock:
@@ -288,6 +329,12 @@ class ScanService:
             thread.join(timeout=10)
         self._threads = []
 
+    def _alert(self, scanner: str, message: str) -> None:
+        """Record why ``scanner`` is not read (kept from the first time while the message stays the same)."""
+        known = self.alerts.get(scanner)
+        if known is None or known.message != message:
+            self.alerts[scanner] = ScannerAlert(scanner, message, time.time())
+
     def _watch(self, spec: ScannerSpec, interval: float) -> None:
         device = None
         if spec.scanimage:
@@ -299,11 +346,14 @@ class ScanService:
                 if device is not None:
                     device.deliver(Path(spec.folder))
                 self.poll(spec.name)
+                self.alerts.pop(spec.name, None)
             except StorageError as error:  # a full disk: the scan stays in the inbox until there is room
                 log.error("escáner %s: %s", spec.name, error)
+                self._alert(spec.name, error.strerror or str(error))
                 self._stop.wait(5 * interval)
-            except Exception:  # a scanner must not stop the server: say why and try again
+            except Exception as error:  # a scanner must not stop the server: say why and try again
                 log.exception("escáner %s: fallo al leer la bandeja", spec.name)
+                self._alert(spec.name, f"fallo al leer la bandeja: {error}")
                 self._stop.wait(5 * interval)
             self._stop.wait(interval)
 

@@ -130,6 +130,8 @@ def panel_context(scans: ScanService, game_id: str, game: DuplicateGame, wanted:
         "version": panel_version(scans, game_id, game),
         "scanning_game": scans.current_game(),
         "upload_mb": int(current_app.config.get("SCAN_UPLOAD_BYTES", UPLOAD_BYTES)) // (1024 * 1024),
+        "scanner_alerts": scans.problems(),
+        "refused": scans.refused()[-RESOLVED_SHOWN:],
     }
 
 
@@ -153,7 +155,8 @@ def round_rows(scans: ScanService, game_id: str, game: DuplicateGame, number: in
 def panel_version(scans: ScanService, game_id: str, game: DuplicateGame) -> str:
     """Changes whenever the panel would show something else (events of the game, queue items)."""
     items = scans.items_of(game_id)
-    return f"{len(game.events)}.{len(items)}.{sum(1 for i in items if i.status != 'pending')}"
+    return (f"{len(game.events)}.{len(items)}.{sum(1 for i in items if i.status != 'pending')}"
+            f".{len(scans.refused())}.{len(scans.alerts)}")
 
 
 def item_view(game_id: str, item: ReviewItem, game: DuplicateGame) -> dict[str, Any]:
@@ -277,6 +280,17 @@ def page(game_id: str, sha: str) -> Response:
     if path is None:
         abort(404)
     return send_file(path, mimetype="image/png", max_age=0)
+
+
+@bp.get("/g/<game_id>/escaneos/rechazados/<scanner>/<name>")
+@login_required
+def refused_file(game_id: str, scanner: str, name: str) -> Response:
+    """A refused file, as it arrived (downloaded: it may be anything)."""
+    game_record(game_id)
+    for refused in _service().refused():
+        if refused.scanner == scanner and refused.name == name and refused.path.is_file():
+            return send_file(refused.path, as_attachment=True, download_name=name, max_age=0)
+    abort(404)
 
 
 # -- uploads ------------------------------------------------------------------------------------------

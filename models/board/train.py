@@ -1,7 +1,7 @@
 """Train the cell classifier: ``python -m models.board.train DATA.npz [DATA2.npz ...]``.
 
 Fixed seeds, one thread (the machine is shared). Crops from ``make_data``; real
-photo crops (from the training games only) are drawn four times as often as
+photo crops (from the training games only) are drawn ``--real-weight`` (4) times as often as
 render crops. On-the-fly augmentation: shift, turn and scale (a finder's error,
 tiles off-centre), per-channel gain and offset (light), blur and noise. Writes
 ``models/board/board_cells.onnx`` (via ``export``), ``labels.json`` and a log of
@@ -64,6 +64,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--epoch-size", type=int, default=0, help="crops drawn per epoch (default: the training set's size)")
+    parser.add_argument("--real-weight", type=float, default=4.0, help="how much more often a real photo crop is drawn")
     parser.add_argument("--out", default=str(HERE / "board_cells.onnx"))
     args = parser.parse_args()
     torch.set_num_threads(1)
@@ -74,7 +75,7 @@ def main() -> None:
     order = rng.permutation(len(y))
     val = order[: len(y) // 20]
     train = order[len(y) // 20 :]
-    weights = np.where(source[train] == 1, 4.0, 1.0)
+    weights = np.where(source[train] == 1, args.real_weight, 1.0)
     weights /= weights.sum()
     print(f"{len(train)} train crops ({int((source[train] == 1).sum())} real), {len(val)} validation", flush=True)
     model = CellNet()

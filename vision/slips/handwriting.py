@@ -32,7 +32,8 @@ Mask = np.ndarray  # float32 (h, w), 1 = ink
 
 FONT_DIRS: Final = ("/usr/share/fonts/opentype", "/usr/share/fonts/truetype")
 # Debian packages: fonts-comic-neue fonts-dkg-handwriting fonts-breip fonts-sjfonts
-# fonts-kristi fonts-tlwg-purisa-otf. Breip and SteveHand are never used in training:
+# fonts-kristi fonts-tlwg-purisa-otf fonts-humor-sans fonts-tomsontalks fonts-rufscript
+# fonts-averia-gwf. Breip and SteveHand are never used in training:
 # the benchmark writes with them.
 TRAIN_FONTS: Final = (
     "comic-neue/ComicNeue-Regular.otf", "comic-neue/ComicNeue-Bold.otf",
@@ -40,6 +41,8 @@ TRAIN_FONTS: Final = (
     "tlwg/Purisa.otf", "tlwg/Purisa-Bold.otf", "tlwg/Purisa-Oblique.otf",
     "fifthhorseman/dkg.ttf", "fifthhorseman/dkgBd.ttf", "fifthhorseman/dkgIt.ttf",
     "kristi/Kristi.ttf", "sjfonts/Delphine.ttf",
+    "humor-sans/Humor-Sans.ttf", "tomsontalks/TomsonTalks.ttf", "rufscript/Rufscript010.ttf",
+    "averia-gwf/AveriaGWF-Regular.ttf", "averia-gwf/AveriaGWF-Italic.ttf", "averia-gwf/AveriaGWF-Bold.ttf",
 )  # fmt: skip
 HELDOUT_FONTS: Final = ("breip/Breip.ttf", "breip/breipfont.ttf", "sjfonts/SteveHand.ttf")
 # Faces used neither in training nor by the benchmark: the decoder's thresholds are set on them
