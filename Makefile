@@ -30,6 +30,7 @@ bench: $(INSTALLED) bench-packages
 	$(PYTHON) -m pip install -q --no-deps rapidocr-onnxruntime==1.4.4
 	$(PYTHON) -m pip install -q pyclipper shapely pyyaml six tqdm
 	$(PYTHON) tests/benchmarks/bench_slips.py
+	$(PYTHON) tests/benchmarks/bench_slip_players.py
 	$(PYTHON) tests/benchmarks/bench_venue.py
 
 typecheck: $(INSTALLED)

@@ -107,6 +107,23 @@ def test_a_plain_slip_registered_to_its_template(reader: SlipReader) -> None:
     assert result.round == 4
 
 
+@pytest.mark.parametrize(("written_table", "expected"), [("41", "j41"), ("4", None)])
+def test_without_its_qr_code_a_slip_needs_the_table_and_the_printed_name_to_agree(
+        reader: SlipReader, written_table: str, expected: str | None) -> None:  # fmt: skip
+    """A torn-off QR code: the handwritten table number names the player, checked against the printed
+    name; "4" written on Sara's slip (table 41) is another player's table: the arbiter decides."""
+    players = [PlayerRef("j4", "Ana Pérez", 4), PlayerRef("j41", "Sara Gómez", 41), PlayerRef("j14", "Ciro Gil", 14)]
+    printed = layout.render_slip(layout.SlipInfo("partida-7", "Open de prueba", 41, "j41", "Sara Gómez"))
+    x0, y0, x1, y1 = (int(v * layout.PX_PER_MM) for v in layout.QR_BOX)
+    printed[y0:y1, x0:x1] = 255
+    rng = np.random.default_rng(5)
+    fields = {"ronda": "2", "mesa": written_table, "coordenada": "H8", "palabra": "CASA"}
+    scan = synthetic.scan(synthetic.fill_slip(printed, fields, hand(2), rng), rng)
+    (result,) = reader.read_slip(scan, lambda _: None, players, rounds=range(1, 10))
+    assert result.player == expected
+    assert ("player_unknown" in result.flags) == (expected is None)
+
+
 def test_views_of_a_line_keep_its_height_and_change_its_width() -> None:
     from vision.slips.lineimage import HEIGHT, VIEWS, prepare_line, variant, variants
 

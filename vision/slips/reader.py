@@ -233,23 +233,31 @@ class SlipReader:
 
     def _player_from_writing(self, result: SlipResult, table_crop: np.ndarray | None,
                              name_crop: np.ndarray | None, players: Sequence[PlayerRef]) -> None:  # fmt: skip
-        """Player from the handwritten table number, else from the name; confidence the better one."""
-        best: tuple[PlayerRef | None, float] = (None, 0.0)
-        if table_crop is not None and table_crop.size:
-            tables = sorted({str(p.table) for p in players})
-            text, confidence = pick(score_choice(self.recognizer.log_probs(table_crop), tables),
-                                    self.thresholds.reading_prior)
-            matching = [p for p in players if str(p.table) == text]
-            if len(matching) == 1 and confidence > best[1]:
-                best = (matching[0], confidence)
-        if name_crop is not None and name_crop.size and best[1] < self.thresholds.field:
-            names = [_name_key(p.name) for p in players]
-            text, confidence = pick(score_choice(self.recognizer.log_probs(name_crop), names),
-                                    self.thresholds.reading_prior)
-            if text is not None and names.count(text) == 1 and confidence > best[1]:
-                best = (players[names.index(text)], confidence)
-        if best[0] is not None:
-            result.player, result.table, result.player_confidence = best[0].id, best[0].table, best[1]
+        """Player from the handwritten table number and the (printed or written) name.
+
+        Each is matched against the game's players; when both are sure (``thresholds.field``) they
+        must name the same player, else the player is left unknown (a digit dropped from "41" reads
+        as a sure "4": the name catches it). One sure reading alone decides."""
+        by_table = self._pick_player(table_crop, players, lambda p: str(p.table))
+        by_name = self._pick_player(name_crop, players, lambda p: _name_key(p.name))
+        sure = [(p, c) for p, c in (by_table, by_name) if p is not None and c >= self.thresholds.field]
+        if len(sure) == 2 and sure[0][0] != sure[1][0]:
+            return
+        found = max(sure or [by_table, by_name], key=lambda pc: pc[1])
+        if found[0] is not None:
+            result.player, result.table, result.player_confidence = found[0].id, found[0].table, found[1]
+
+    def _pick_player(self, crop: np.ndarray | None, players: Sequence[PlayerRef],
+                     key: Callable[[PlayerRef], str]) -> tuple[PlayerRef | None, float]:  # fmt: skip
+        """The one player whose ``key`` the crop reads as, with the reading's confidence ((None, 0) if none)."""
+        if crop is None or not crop.size:
+            return None, 0.0
+        keys = [key(p) for p in players]
+        text, confidence = pick(score_choice(self.recognizer.log_probs(crop), sorted(set(keys))),
+                                self.thresholds.reading_prior)
+        if text is None or keys.count(text) != 1:
+            return None, 0.0
+        return players[keys.index(text)], confidence
 
 
 def _name_key(name: str) -> str:
