@@ -124,6 +124,21 @@ def test_without_its_qr_code_a_slip_needs_the_table_and_the_printed_name_to_agre
     assert ("player_unknown" in result.flags) == (expected is None)
 
 
+def test_a_photo_lit_unevenly_is_cropped_to_its_writing() -> None:
+    """A phone photo of a written play: a shadowed corner is paper, not ink."""
+    import cv2
+
+    from vision.slips.lineimage import ink_box, ink_of
+
+    ys, xs = np.mgrid[0:600, 0:900]
+    photo = (235 - 120 * np.clip(1 - (xs + ys) / 700, 0, 1)).astype(np.uint8)  # dark towards the top left
+    cv2.putText(photo, "H8 CASA", (380, 330), cv2.FONT_HERSHEY_SIMPLEX, 2.0, 60, 5)
+    box = ink_box(ink_of(photo))
+    assert box is not None
+    x0, y0, x1, y1 = box
+    assert 375 <= x0 <= 390 and 280 <= y0 <= 295 and 620 <= x1 <= 640 and 325 <= y1 <= 340
+
+
 def test_views_of_a_line_keep_its_height_and_change_its_width() -> None:
     from vision.slips.lineimage import HEIGHT, VIEWS, prepare_line, variant, variants
 

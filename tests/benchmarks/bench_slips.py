@@ -16,7 +16,9 @@ correctly, the rest oriented or with a mistake (blank not circled, coordinate
 order, a word that does not exist). Figures: slips scored right without a flag,
 flagged, silent errors (a wrong play or score accepted without a flag),
 circled-blank detection, speed (CPU seconds on one core), and the exact line read rate of
-Tesseract and RapidOCR on the same play lines (cut by our registration).
+Tesseract and RapidOCR on the same play lines (cut by our registration). Last, the
+phone photos of real pen lines in ``words_es`` (the five written in capitals) read
+by the recogniser alone, without the round's knowledge.
 """
 
 from __future__ import annotations
@@ -91,6 +93,26 @@ def play_line(case: Case) -> np.ndarray | None:
     crops = [rectified[y0:y1, x0:x1] for x0, y0, x1, y1 in
              (layout.FIELDS[n].pixels(layout.PX_PER_MM, layout.FIELD_INSET) for n in ("coordenada", "palabra"))]  # fmt: skip
     return join_line(crops[0], crops[1])
+
+
+PHONE_PHOTOS = LEXICON.parents[1] / "data" / "handwriting" / "words_es"
+
+
+def phone_photos(reader: SlipReader) -> dict[str, Any]:
+    """Real pen lines: the phone photos of ``words_es`` written in capitals, read whole by the
+    recogniser with no knowledge of the round (best path): what it makes of real strokes."""
+    from vision.slips import ctc, tokens
+
+    rows = [line.split(",", 1) for line in (PHONE_PHOTOS / "gt_samples.csv").read_text().splitlines()[1:]]
+    reads = {}
+    for stem, truth in rows:
+        if truth != truth.upper():
+            continue  # slips ask for capitals
+        path = next(PHONE_PHOTOS.glob(f"{stem}.*"))
+        gray = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
+        reads[truth] = "".join(tokens.TOKENS[i] for i in ctc.greedy(reader.recognizer.log_probs(gray)))
+    exact = sum(normal(read) == normal(truth) for truth, read in reads.items())
+    return {"photos": len(reads), "exact": exact, "reads": reads}
 
 
 def normal(text: str) -> str:
@@ -190,6 +212,9 @@ def main() -> None:
                     figures[f"{engine}_exact_line"] = round(sum(normal(r) == t for r, t in zip(reads, truth)) / len(clean), 4)
         report[name] = figures
         print(json.dumps({name: figures}, ensure_ascii=False, indent=1), flush=True)
+    if PHONE_PHOTOS.exists():
+        report["phone_photos"] = phone_photos(reader)
+        print(json.dumps({"phone_photos": report["phone_photos"]}, ensure_ascii=False, indent=1), flush=True)
     if args.json:
         args.json.write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n")
 

@@ -20,15 +20,30 @@ HEIGHT: Final = 32
 MAX_WIDTH: Final = 480
 MIN_WIDTH: Final = 32
 INK_FLOOR: Final = 45.0  # grey levels: contrast below this is paper, not a faint pen
+PHOTO_SIDE: Final = 400  # px: an image this large on both sides is a photo, not a field cut from a scan
 
 
 def ink_of(gray: np.ndarray) -> np.ndarray:
-    """Ink in 0..1 of a grey image: the background grey 0, the darkest strokes 1."""
+    """Ink in 0..1 of a grey image: the background grey 0, the darkest strokes 1.
+
+    A field cut from a scan has evenly lit paper: its background is one grey. A photo
+    (``PHOTO_SIDE``) is lit unevenly: its background is estimated around each pixel."""
     image = gray.astype(np.float32)
+    if min(gray.shape) >= PHOTO_SIDE:
+        return _ink_of_photo(image)
     background = float(np.percentile(image, 60))
     darkest = float(np.percentile(image, 0.5))
     ink = (background - image) / max(background - darkest, INK_FLOOR)
     return np.clip(ink, 0.0, 1.0)
+
+
+def _ink_of_photo(image: np.ndarray) -> np.ndarray:
+    """Ink against the local paper grey: a grey closing wider than any stroke, smoothed."""
+    k = max(15, min(image.shape) // 8) | 1
+    paper = cv2.morphologyEx(image, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    contrast = cv2.GaussianBlur(paper, (0, 0), k / 2) - image
+    darkest = float(np.percentile(contrast, 99.5))
+    return np.clip(contrast / max(darkest, INK_FLOOR), 0.0, 1.0).astype(np.float32)
 
 
 def remove_rules(ink: np.ndarray) -> np.ndarray:
