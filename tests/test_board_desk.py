@@ -4,6 +4,7 @@ resolved by the arbiter in one action."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -11,7 +12,7 @@ from rules_core.alphabet import tile_from_label
 from rules_core.classic import ClassicGame
 from rules_core.lexicon import Lexicon
 from rules_core.notation import Play
-from vision.board.desk import CameraDesk
+from vision.board.desk import CameraDesk, ReviewQueue
 from vision.board.tracker import EMPTY_LABELS, BoardTracker, Report, _Proposal
 from webapp.games import GameService
 from webapp.store import EventStore
@@ -103,3 +104,27 @@ def test_a_desk_without_a_tracker_sends_the_games_board(small_lexicon: Lexicon) 
                         "last": [["H8", "C"], ["H9", "A"], ["H10", "S"], ["H11", "A"]]}  # fmt: skip
     item = desk.queue.add("mesa-2", replace(_report("doubt", None, "moved"), camera="mesa-2"))
     assert desk.confirm(item.id, "arbitro") is None and sent[-1] == {"type": "accept"}
+
+
+def test_open_doubts_survive_a_restart_and_their_resolution_is_kept(small_lexicon: Lexicon, tmp_path: Path) -> None:
+    """The doubts' journal: a server restarted mid-round shows the arbiter the same open doubt."""
+    journal = tmp_path / "camera-doubts.jsonl"
+    service = GameService(EventStore("sqlite://"), small_lexicon)
+    game_id = service.create("classic", "Mesa 1", ClassicGame.create_event(["Ana", "Bruno"]))
+    first = CameraDesk(None, service, game_id, ReviewQueue(journal), name="mesa-1")
+    first.handle(_report("doubt", reason="illegal"))
+    first.handle(_report("doubt", reason="changed"))  # a newer reading: the first doubt is moot
+    [waiting] = first.queue.pending()
+    with open(journal, "a", encoding="utf-8") as handle:
+        handle.write('{"op": "resolve", "id": 2, "sta')  # a crash in the middle of a write
+
+    restarted = CameraDesk(None, service, game_id, ReviewQueue(journal), name="mesa-1")
+    [again] = restarted.queue.pending()
+    assert (again.id, again.report, again.created) == (waiting.id, waiting.report, waiting.created)
+    assert restarted.queue.get(1).status == "descartada"
+    restarted.correct(again.id, "H8 CASA", "arbitro")
+    assert [t.notation for t in _game(restarted).turns] == ["H8 CASA"]
+
+    later = ReviewQueue(journal)
+    assert later.pending() == [] and later.get(2).status == "corregida"
+    assert later.add("mesa-1", _report("doubt", reason="no_play")).id == 3

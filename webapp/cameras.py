@@ -14,7 +14,9 @@ A camera has *no signal* when it says so (lost or garbage frames, with the reaso
 when its worker has died, or when nothing came from it for ``SILENT_SECONDS``; the
 screens of its game then show "cámara sin señal" (``screen_note``) rather than a
 board that may be stale. The attachment of each camera to its game is kept in
-``<data>/cameras.json``, so a restart finds them attached again.
+``<data>/cameras.json`` and the arbiter's doubts in ``<data>/camera-doubts.jsonl``
+(``ReviewQueue``'s journal), so a restart finds them attached again and the open
+doubts still open, with their frames.
 
 Workers are started with ``multiprocessing``'s ``spawn`` method: a script that calls
 ``start_cameras`` must guard its top level with ``if __name__ == "__main__"`` (the
@@ -111,7 +113,7 @@ class CameraRegistry:
     def __init__(self, games: LiveGames | None = None, data_dir: Path | None = None) -> None:
         self.games = games
         self.data_dir = data_dir
-        self.queue = ReviewQueue()
+        self.queue = ReviewQueue(None if data_dir is None else data_dir / "camera-doubts.jsonl")
         self.workers: CameraWorkers | None = None
         self._cameras: dict[str, CameraEntry] = {}
         self._desks: dict[str, CameraDesk] = {}

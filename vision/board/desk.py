@@ -21,9 +21,12 @@ Nothing here shows a play that neither the rules nor the arbiter accepted.
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Final, Protocol
 
 from rules_core.alphabet import Tile, as_blank, label, tile_from_label
@@ -63,17 +66,32 @@ class ReviewItem:
 
 
 class ReviewQueue:
-    """The doubts of every camera, oldest first."""
+    """The doubts of every camera, oldest first.
 
-    def __init__(self) -> None:
+    With a ``journal`` (a JSON-lines file) every doubt and every resolution is appended
+    to it before it takes effect in memory, and a new queue on the same file replays it:
+    a server restarted mid-round shows the arbiter the same open doubts, with their frames.
+    """
+
+    def __init__(self, journal: Path | None = None) -> None:
         self._items: list[ReviewItem] = []
         self._next = 1
+        self.journal = journal
+        if journal is not None:
+            self._replay(journal)
 
     def add(self, camera: str, report: Report) -> ReviewItem:
         item = ReviewItem(self._next, camera, report)
+        self._write({"op": "add", "id": item.id, "camera": camera, "created": item.created.isoformat(),
+                     "report": report.to_json()})  # fmt: skip
         self._next += 1
         self._items.append(item)
         return item
+
+    def resolve(self, item: ReviewItem, status: str, resolution: str) -> None:
+        """Close ``item`` as ``status`` (confirmada, corregida, descartada) with what was done."""
+        self._write({"op": "resolve", "id": item.id, "status": status, "resolution": resolution})
+        item.status, item.resolution = status, resolution
 
     def pending(self, camera: str | None = None) -> list[ReviewItem]:
         return [i for i in self._items if i.status == "pendiente" and (camera is None or i.camera == camera)]
@@ -87,7 +105,37 @@ class ReviewQueue:
     def close_camera(self, camera: str, status: str, resolution: str) -> None:
         """Mark every pending item of a camera resolved (a newer reading replaced them)."""
         for item in self.pending(camera):
-            item.status, item.resolution = status, resolution
+            self.resolve(item, status, resolution)
+
+    def _write(self, record: dict[str, Any]) -> None:
+        if self.journal is None:
+            return
+        self.journal.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.journal, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def _replay(self, journal: Path) -> None:
+        if not journal.exists():
+            return
+        text = journal.read_text(encoding="utf-8")
+        if text and not text.endswith("\n"):
+            with open(journal, "a", encoding="utf-8") as handle:
+                handle.write("\n")  # close a line cut by a crash, so the next record starts clean
+        for line in text.splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut short by a crash: its change never took effect
+            if record.get("op") == "add":
+                created = datetime.fromisoformat(record["created"])
+                self._items.append(ReviewItem(record["id"], record["camera"], Report.from_json(record["report"]), created))
+                self._next = max(self._next, record["id"] + 1)
+            elif record.get("op") == "resolve":
+                for item in self._items:
+                    if item.id == record["id"]:
+                        item.status, item.resolution = record["status"], record["resolution"]
 
 
 @dataclass
@@ -133,11 +181,11 @@ class CameraDesk:
         item = self._pending(item_id)
         play = self._reading_play(item.report, blanks or {})
         if play is None:
-            item.status, item.resolution = "confirmada", "posición aceptada"
+            self.queue.resolve(item, "confirmada", "posición aceptada")
             self._send({"type": "accept"})
             return None
         self._append_play(play.notation(), f"arbiter:{arbiter}")
-        item.status, item.resolution = "confirmada", play.notation()
+        self.queue.resolve(item, "confirmada", play.notation())
         self.resync()
         return play.notation()
 
@@ -146,14 +194,14 @@ class CameraDesk:
         item = self._pending(item_id)
         play = Play.from_notation(notation)
         self._append_play(play.notation(), f"arbiter:{arbiter}")
-        item.status, item.resolution = "corregida", play.notation()
+        self.queue.resolve(item, "corregida", play.notation())
         self.resync()
         return play.notation()
 
     def dismiss(self, item_id: int, arbiter: str) -> None:
         """Nothing to record: the players are putting the board right."""
         item = self._pending(item_id)
-        item.status, item.resolution = "descartada", f"por {arbiter}"
+        self.queue.resolve(item, "descartada", f"por {arbiter}")
 
     def state(self) -> dict[str, Any]:
         """The camera's live state and its doubts, for the arbiter console."""
