@@ -45,6 +45,7 @@ from models.slips.cases import Case, Outcome, judge, make_cases, writers_for  # 
 from rules_core.cgp import Position  # noqa: E402
 from rules_core.lexicon import Lexicon  # noqa: E402
 from vision.slips import layout  # noqa: E402
+from vision.slips.decoder import Thresholds  # noqa: E402
 from vision.slips.reader import SlipReader, join_line  # noqa: E402
 from vision.slips.recognizer import Recognizer  # noqa: E402
 from vision.slips.register import find_slips  # noqa: E402
@@ -193,9 +194,11 @@ def main() -> None:
     parser.add_argument("--no-ocr", action="store_true", help="skip Tesseract and RapidOCR")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--model", type=Path, help="recogniser ONNX model (default: the committed one)")
+    parser.add_argument("--thresholds", type=Path, help="the decoder's thresholds (default: the committed ones)")
     args = parser.parse_args()
     lexicon = Lexicon.load(LEXICON)
-    reader = SlipReader(lexicon, Recognizer(args.model) if args.model else None)
+    thresholds = Thresholds.load(args.thresholds) if args.thresholds else None
+    reader = SlipReader(lexicon, Recognizer(args.model) if args.model else None, thresholds)
     report: dict[str, Any] = {}
     for name in args.sets.split(","):
         cases = list(make_cases(args.count, writers_for(name), SEEDS[name], lexicon))
