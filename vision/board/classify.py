@@ -1,9 +1,12 @@
-"""Cell classification with the committed ONNX model (``models/board/board_cells.onnx``).
+"""Cell classification with the committed ONNX models (``models/board/board_cells.onnx``).
 
 ``CellClassifier.probabilities(crops)`` takes ``N x 40 x 40 x 3`` uint8 crops from
 ``cells.board_crops`` and returns ``N x 32`` probabilities over ``labels.CLASSES``
-(the class list is read from ``labels.json`` beside the model and must match);
-crops it is unsure of are read again, moved and contrast-stretched, and the readings averaged.
+(the class list is read from ``labels.json`` beside the model and must match).
+Crops it is unsure of are read again, moved and contrast-stretched, and the readings
+averaged; a Spanish letter it is still unsure of gets a second opinion from
+``board_cells_second.onnx`` (trained apart, on more fonts); and in a reading still
+unsure, a non-Spanish letter weighs more (see ``probabilities``).
 One thread: the reader runs beside other cameras and the web app.
 """
 
@@ -20,15 +23,20 @@ import onnxruntime as ort
 from numpy.typing import NDArray
 
 from .cells import CONTEXT_PX
-from .labels import CLASSES, COVERED, EMPTY, FOREIGN
+from .labels import CLASSES, COVERED, EMPTY, FOREIGN, SPANISH
 
 MODEL_DIR: Final = Path(__file__).resolve().parents[2] / "models" / "board"
 MODEL_PATH: Final = MODEL_DIR / "board_cells.onnx"
+SECOND_PATH: Final = MODEL_DIR / "board_cells_second.onnx"
+SECOND_OPINION: Final = 0.8  # a Spanish letter read with less confidence is read by the second model too
+FOREIGN_DOUBT: Final = 0.7  # a reading below this is unsure (the tracker asks the arbiter about it) ...
+FOREIGN_WEIGHT: Final = 3.0  # ... and in it a non-Spanish letter weighs this much more
 UNSURE: Final = 0.8  # a crop read with less confidence is read again, moved (see ``probabilities``)
 MAX_UNSURE: Final = 6  # at most 30 more crops: ~2.5 ms on one core
 SHIFT_PX: Final = 2
 _BARE: Final = [CLASSES.index(EMPTY), CLASSES.index(COVERED)]
 _FOREIGN: Final = CLASSES.index(FOREIGN)
+_SPANISH: Final = np.array([name in SPANISH for name in CLASSES])
 
 
 class ModelError(RuntimeError):
@@ -46,7 +54,8 @@ class CellReading:
 class CellClassifier:
     """The ONNX cell classifier (see the module docstring)."""
 
-    def __init__(self, path: Path | str = MODEL_PATH) -> None:
+    def __init__(self, path: Path | str = MODEL_PATH, second: Path | str | None = SECOND_PATH) -> None:
+        """``second``: the second-opinion model (None, or a missing file: none)."""
         path = Path(path)
         if not path.is_file():
             raise ModelError(f"no existe el modelo de casillas {str(path)!r}")
@@ -61,9 +70,28 @@ class CellClassifier:
         options.log_severity_level = 3
         self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         self._input = self._session.get_inputs()[0].name
+        self._second = CellClassifier(second, None) if second is not None and Path(second).is_file() else None
 
     def probabilities(self, crops: NDArray[np.uint8]) -> NDArray[np.float32]:
         """``N x 40 x 40 x 3`` uint8 crops -> ``N x 32`` class probabilities.
+
+        Each crop is read (``_read``, re-reading the unsure ones); a crop read as a
+        Spanish letter with less than ``SECOND_OPINION`` confidence is read by the second
+        model too and the two readings averaged (two models trained apart rarely share a
+        misreading); last, where the reading is still below ``FOREIGN_DOUBT``, the
+        non-Spanish class weighs ``FOREIGN_WEIGHT`` times more: a washed-out Ö must not
+        become an O (issue 6). Chosen on renders of development seeds, with the real
+        held-out photos unchanged (``models/board/MODEL_CARD.md``)."""
+        probabilities = self._read(crops)
+        if self._second is not None and len(crops):
+            best = probabilities.argmax(axis=1)
+            doubtful = np.nonzero((probabilities.max(axis=1) < SECOND_OPINION) & _SPANISH[best])[0]
+            if len(doubtful):
+                probabilities[doubtful] = (probabilities[doubtful] + self._second._read(crops[doubtful])) / 2
+        return lean_to_foreign(probabilities)
+
+    def _read(self, crops: NDArray[np.uint8]) -> NDArray[np.float32]:
+        """One model's probabilities, the unsure crops re-read.
 
         A crop read with less than ``UNSURE`` confidence (at most ``MAX_UNSURE`` of them,
         the least sure first; not one read as a non-Spanish letter) is read again moved by ``SHIFT_PX`` in four directions and,
@@ -120,6 +148,17 @@ def local_contrast(crops: NDArray[np.uint8]) -> NDArray[np.uint8]:
     lo = np.percentile(middle, 2.0, axis=1)[:, None, None, :]
     hi = np.percentile(middle, 98.0, axis=1)[:, None, None, :]
     return np.asarray(np.clip((values - lo) * (255.0 / np.maximum(hi - lo, 24.0)), 0, 255), np.uint8)
+
+
+def lean_to_foreign(probabilities: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Rows below ``FOREIGN_DOUBT`` with the non-Spanish class weighed ``FOREIGN_WEIGHT``, renormalised."""
+    unsure = probabilities.max(axis=1) < FOREIGN_DOUBT
+    if not unsure.any():
+        return probabilities
+    out = probabilities.copy()
+    out[unsure, _FOREIGN] *= FOREIGN_WEIGHT
+    out[unsure] /= out[unsure].sum(axis=1, keepdims=True)
+    return out
 
 
 def softmax(logits: NDArray[np.float32]) -> NDArray[np.float32]:

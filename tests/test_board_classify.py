@@ -1,0 +1,51 @@
+"""The cell classifier's safeguards: a second opinion on unsure Spanish letters, and a
+non-Spanish letter favoured in an unsure reading (issue 6: Ä, Ö, K never become Spanish)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.board import render as R
+from vision.board.cells import board_crops
+from vision.board.classify import FOREIGN_DOUBT, SECOND_OPINION, CellClassifier, lean_to_foreign
+from vision.board.labels import CLASSES, FOREIGN, SPANISH
+
+F, O = CLASSES.index(FOREIGN), CLASSES.index("O")
+
+
+def _row(**weights: float) -> np.ndarray:
+    row = np.full(len(CLASSES), 1e-4, np.float32)
+    for name, p in weights.items():
+        row[CLASSES.index({"star": FOREIGN}.get(name, name))] = p
+    return row / row.sum()
+
+
+def test_an_unsure_reading_leans_to_the_non_spanish_letter_and_a_sure_one_does_not() -> None:
+    washed_out = _row(O=0.55, star=0.3, Q=0.15)  # an Ö whose dots the glare took
+    sure = _row(O=0.9, star=0.1)
+    leaned = lean_to_foreign(np.stack([washed_out, sure]))
+    assert washed_out.max() < FOREIGN_DOUBT <= sure.max()
+    assert leaned[0].argmax() == F and leaned[1].argmax() == O
+    assert np.allclose(leaned.sum(axis=1), 1.0) and np.array_equal(leaned[1], sure)
+
+
+def test_only_spanish_letters_read_unsure_are_asked_of_the_second_model() -> None:
+    frame = R.render(R.random_scene(np.random.default_rng(9), split="heldout", hands=0))  # 4 letters unsure
+    crops = board_crops(frame.image, frame.image_from_board)
+    classifier = CellClassifier()
+    assert classifier._second is not None, "models/board/board_cells_second.onnx is committed"
+    first = classifier._read(crops)
+    asked: list[np.ndarray] = []
+
+    def second_read(doubtful: np.ndarray) -> np.ndarray:
+        asked.append(doubtful)
+        return np.tile(_row(star=1.0), (len(doubtful), 1))
+
+    classifier._second._read = second_read  # type: ignore[method-assign]
+    combined = classifier.probabilities(crops)
+    spanish = np.array([name in SPANISH for name in CLASSES])
+    expected = np.nonzero((first.max(axis=1) < SECOND_OPINION) & spanish[first.argmax(axis=1)])[0]
+    assert len(expected) and len(asked) == 1 and len(asked[0]) == len(expected)
+    assert (combined[expected, F] >= 0.5).all()  # the second opinion counted half
+    others = np.setdiff1d(np.arange(len(crops)), expected)
+    assert np.array_equal(combined[others].argmax(axis=1), lean_to_foreign(first[others]).argmax(axis=1))
