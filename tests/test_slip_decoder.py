@@ -94,6 +94,21 @@ def test_a_word_not_in_the_lexicon_is_read_as_written_and_scores_zero(small_lexi
     assert "CASE" in str(result["reason"])
 
 
+def test_a_play_whose_writing_goes_on_past_it_is_not_accepted(small_lexicon: Lexicon) -> None:
+    """12F CASAE clearly written: even when the round's knowledge makes 12F CASA the likeliest
+    outcome, the writing shows a letter more than that play, and the arbiter sees the slip."""
+    position = Position.from_cgp(f"{CHORIZO} AACSEIO 0/0 0")
+    cands = CandidateSet.build(position.board, position.rack, small_lexicon)
+    sure_of_plays = Thresholds(accept=0.5, invalid=0.5, reading_prior=14.0)
+    result = decide(written("12F CASAE", sure=0.9), cands, position.board, position.rack, small_lexicon,
+                    sure_of_plays).to_json()  # fmt: skip
+    assert (result["verdict"], result["flags"], result["play"]) == ("flagged", ["illegible"], "12F CASA")
+    assert result["reading"] == "12F CASAE"
+    plain = decide(written("12F CASA", sure=0.9), cands, position.board, position.rack, small_lexicon,
+                   sure_of_plays).to_json()  # fmt: skip
+    assert (plain["verdict"], plain["play"]) == ("accepted", "12F CASA")
+
+
 def test_an_illegal_placement_is_read_as_written(small_lexicon: Lexicon) -> None:
     result = verdict(small_lexicon, f"{CHORIZO} AACSEIO 0/0 0", "A1 CASA")
     assert (result["verdict"], result["score"], result["reading"]) == ("invalid", 0, "A1 CASA")

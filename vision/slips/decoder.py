@@ -22,7 +22,8 @@ the readings'), give each outcome a confidence; ``decide`` turns the best outcom
 into a verdict: ``accepted`` (the play and its score), ``invalid`` (read as written
 with confidence, scores 0) or ``flagged`` with the reasons an arbiter needs
 (``FLAGS``). Accepting or scoring 0 needs both the confidence and the lead over
-the runner-up (in nats) above their thresholds. Thresholds come from
+the runner-up (in nats) above their thresholds, and a play whose unconstrained
+reading goes on past its last letter (``says_more``) is never accepted. Thresholds come from
 ``models/slips/thresholds.json``, chosen on calibration slips written by hands
 used neither in training nor by the benchmark (``models/slips/calibrate.py``).
 """
@@ -357,12 +358,23 @@ def decide_scored(scored: Scored, board: Board, rack: Sequence[Tile], lexicon: L
     confidence = best.probability
     sure = lead(options) >= limits.margin
     if best.kind == "play":
-        if confidence >= limits.accept and sure:
+        if confidence >= limits.accept and sure and not says_more(raw, best.text):
             return Decision(reading, best.text, best.score, "accepted", (), confidence, shown, notation=best.text)
         return Decision(reading, best.text, None, "flagged", ("illegible",), confidence, shown)
     if best.kind in ("unmarked_blank", "coordinate_order"):
         return Decision(reading, best.text, None, "flagged", (best.kind,), confidence, shown)
     return _decide_reading(best, reading, shown, board, rack, lexicon, limits, sure)
+
+
+def says_more(raw: str, play: str) -> bool:
+    """The unconstrained reading is the play with letters after it (``H8 CASAS`` for the play
+    ``H8 CASA``): the slip shows more than the play, most often a word that does not exist whose
+    legal prefix the candidates offered. Not accepted without the arbiter."""
+    def bare(text: str) -> str:
+        return "".join(c for c in text.upper() if c.isalnum())
+
+    written, chosen = bare(raw), bare(play)
+    return len(written) > len(chosen) and written.startswith(chosen)
 
 
 def lead(options: Sequence[Option]) -> float:
