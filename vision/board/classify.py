@@ -76,16 +76,17 @@ class CellClassifier:
         """``N x 40 x 40 x 3`` uint8 crops -> ``N x 32`` class probabilities.
 
         Each crop is read (``_read``, re-reading the unsure ones); a crop read as a
-        Spanish letter with less than ``SECOND_OPINION`` confidence is read by the second
-        model too and the two readings averaged (two models trained apart rarely share a
+        Spanish letter with less than ``SECOND_OPINION`` confidence (the ``MAX_UNSURE``
+        least sure of them) is read by the second model too and the two readings averaged (two models trained apart rarely share a
         misreading); last, where the reading is still below ``FOREIGN_DOUBT``, the
         non-Spanish class weighs ``FOREIGN_WEIGHT`` times more: a washed-out Ö must not
         become an O (issue 6). Chosen on renders of development seeds, with the real
         held-out photos unchanged (``models/board/MODEL_CARD.md``)."""
         probabilities = self._read(crops)
         if self._second is not None and len(crops):
-            best = probabilities.argmax(axis=1)
-            doubtful = np.nonzero((probabilities.max(axis=1) < SECOND_OPINION) & _SPANISH[best])[0]
+            best, sure = probabilities.argmax(axis=1), probabilities.max(axis=1)
+            doubtful = np.nonzero((sure < SECOND_OPINION) & _SPANISH[best])[0]
+            doubtful = doubtful[np.argsort(sure[doubtful])][:MAX_UNSURE]  # the least sure: a bounded cost
             if len(doubtful):
                 probabilities[doubtful] = (probabilities[doubtful] + self._second._read(crops[doubtful])) / 2
         return lean_to_foreign(probabilities)
