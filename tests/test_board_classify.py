@@ -7,7 +7,7 @@ import numpy as np
 
 from vision.board import render as R
 from vision.board.cells import board_crops
-from vision.board.classify import FOREIGN_DOUBT, MAX_UNSURE, SECOND_OPINION, CellClassifier, lean_to_foreign
+from vision.board.classify import FOREIGN_DOUBT, MAX_SECOND, SECOND_OPINION, CellClassifier, lean_to_foreign
 from vision.board.labels import CLASSES, FOREIGN, SPANISH
 
 F, O = CLASSES.index(FOREIGN), CLASSES.index("O")
@@ -45,7 +45,7 @@ def test_only_spanish_letters_read_unsure_are_asked_of_the_second_model() -> Non
     combined = classifier.probabilities(crops)
     spanish = np.array([name in SPANISH for name in CLASSES])
     expected = np.nonzero((first.max(axis=1) < SECOND_OPINION) & spanish[first.argmax(axis=1)])[0]
-    assert 0 < len(expected) <= MAX_UNSURE and len(asked) == 1 and len(asked[0]) == len(expected)
+    assert 0 < len(expected) <= MAX_SECOND and len(asked) == 1 and len(asked[0]) == len(expected)
     assert (combined[expected, F] >= 0.5).all()  # the second opinion counted half
     others = np.setdiff1d(np.arange(len(crops)), expected)
     assert np.array_equal(combined[others].argmax(axis=1), lean_to_foreign(first[others]).argmax(axis=1))

@@ -29,6 +29,7 @@ MODEL_DIR: Final = Path(__file__).resolve().parents[2] / "models" / "board"
 MODEL_PATH: Final = MODEL_DIR / "board_cells.onnx"
 SECOND_PATH: Final = MODEL_DIR / "board_cells_second.onnx"
 SECOND_OPINION: Final = 0.8  # a Spanish letter read with less confidence is read by the second model too
+MAX_SECOND: Final = 10  # at most this many a board (the least sure): ~4 ms at worst
 FOREIGN_DOUBT: Final = 0.7  # a reading below this is unsure (the tracker asks the arbiter about it) ...
 FOREIGN_WEIGHT: Final = 3.0  # ... and in it a non-Spanish letter weighs this much more
 UNSURE: Final = 0.8  # a crop read with less confidence is read again, moved (see ``probabilities``)
@@ -76,7 +77,7 @@ class CellClassifier:
         """``N x 40 x 40 x 3`` uint8 crops -> ``N x 32`` class probabilities.
 
         Each crop is read (``_read``, re-reading the unsure ones); a crop read as a
-        Spanish letter with less than ``SECOND_OPINION`` confidence (the ``MAX_UNSURE``
+        Spanish letter with less than ``SECOND_OPINION`` confidence (the ``MAX_SECOND``
         least sure of them) is read by the second model too and the two readings averaged (two models trained apart rarely share a
         misreading); last, where the reading is still below ``FOREIGN_DOUBT``, the
         non-Spanish class weighs ``FOREIGN_WEIGHT`` times more: a washed-out Ö must not
@@ -86,7 +87,7 @@ class CellClassifier:
         if self._second is not None and len(crops):
             best, sure = probabilities.argmax(axis=1), probabilities.max(axis=1)
             doubtful = np.nonzero((sure < SECOND_OPINION) & _SPANISH[best])[0]
-            doubtful = doubtful[np.argsort(sure[doubtful])][:MAX_UNSURE]  # the least sure: a bounded cost
+            doubtful = doubtful[np.argsort(sure[doubtful])][:MAX_SECOND]  # the least sure: a bounded cost
             if len(doubtful):
                 probabilities[doubtful] = (probabilities[doubtful] + self._second._read(crops[doubtful])) / 2
         return lean_to_foreign(probabilities)
