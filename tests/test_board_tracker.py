@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from hardware.camera import Frame
 from rules_core.alphabet import as_blank, tile_from_label
 from rules_core.lexicon import Lexicon
 from vision.board import render as R
@@ -80,3 +81,24 @@ def test_a_bumped_camera_finds_the_board_again(scene: R.Scene, small_lexicon: Le
     corners = image_corners(tracker._upright)
     truth = image_corners(after.image_from_board)
     assert min(np.abs(np.roll(corners, k, axis=0) - truth).max() for k in range(4)) < 0.2 * 560 / 15
+
+
+def test_a_two_letter_first_play_tells_row_a_to_a_camera_that_does_not_know_it(file2017: Lexicon) -> None:
+    """No calibration, no orientation, the board turned a quarter: two letters cannot show which
+    way is up by themselves, but only one turn reads them as a legal first play."""
+    rng = np.random.default_rng(5)
+    base = R.random_scene(rng, R.empty_labels(), hands=0, width=1280, height=720)
+    camera = R.Camera(1280, 720, (640, 360), 560, 93.0, 0.04, 200.0, 40.0)
+    scene = replace(base, camera=camera, lighting=R.Lighting(gain=0.95, noise=2.0, blur=0.6, jpeg=90),
+                    tiles=replace(R.TileStyle(), font=R.available_fonts(R.TRAIN_FONTS)[0]))  # fmt: skip
+    cells = [list(row) for row in R.empty_labels()]
+    empty = R.render(replace(scene, cells=[list(r) for r in cells])).image
+    cells[7][7], cells[7][8] = "E", "S"
+    played = R.render(replace(scene, cells=cells)).image
+    tracker = BoardTracker("mesa-1", file2017)
+    reports = []
+    for k, image in enumerate([empty] * 4 + [played] * 6):
+        reports += tracker.feed(Frame(image, k * 0.2, k))
+    assert [r.notation for r in reports if r.kind == "play"] == ["H8 ES"]
+    assert not [r for r in reports if r.reason == "orientation"]
+    assert tracker.status.turn is not None

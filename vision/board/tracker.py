@@ -8,6 +8,9 @@
    motion stops and every few seconds; when the grid cannot be followed on still,
    uncovered frames, the board is searched again from scratch (camera bumped).
 3. *Reading*: every cell is classified; a frame with a covered cell (``#``) is not used.
+   Row A is the camera's calibrated turn, else inferred from the upright letters
+   (``orientation``), else, for a first play too short for that, the one turn under
+   which the tiles read surely as a legal play (``_turn_of_first_play``).
 4. *Voting*: a board state is accepted when ``stable_frames`` consecutive still
    readings agree on every cell, over at least ``stable_seconds``.
 5. *Difference* with the committed reading gives the new tiles. Only new tiles, read
@@ -395,17 +398,44 @@ class BoardTracker:
         if turn:
             crops = turned_crops(crops, turn)
         probabilities = self._classifier.probabilities(crops)
+        find = BoardFind(True, image_from_board=self._upright)
         if self._turn is None:
             guess = infer_turn(crops, probabilities, self._classifier)
             # letters half hidden by a hand mislead: only a clear answer from several letters
             if guess.turn is not None and guess.letters >= MIN_TURN_LETTERS and max(guess.scores) >= MIN_TURN_SCORE:
                 self._turn = guess.turn
-                if guess.turn:
-                    crops = turned_crops(crops, guess.turn)
-                    probabilities = self._classifier.probabilities(crops)
-        find = BoardFind(True, image_from_board=self._upright)
+            elif guess.letters and self.readings == EMPTY_LABELS:
+                self._turn = self._turn_of_first_play(crops, find)
+            if self._turn:
+                crops = turned_crops(crops, self._turn)
+                probabilities = self._classifier.probabilities(crops)
         reading = from_probabilities(find, probabilities, self._turn or 0)
         return reading.labels, reading.confidence
+
+    def _turn_of_first_play(self, crops: NDArray[np.uint8], find: BoardFind) -> int | None:
+        """Row A from a first play too short for the letters alone to tell (``infer_turn``): the one
+        quarter turn under which the tiles read, every one at ``min_confidence`` or more, as a legal
+        play, and read surest. None when no turn or several do (the arbiter is asked)."""
+        legal, sureness = [], []
+        for turn in range(4):
+            probabilities = self._classifier.probabilities(turned_crops(crops, turn) if turn else crops)
+            reading = from_probabilities(find, probabilities, turn)
+            tiles = [(r, c) for r in range(SIZE) for c in range(SIZE) if reading.labels[r][c] != EMPTY]
+            sureness.append(min((float(reading.confidence[sq]) for sq in tiles), default=0.0))
+            if sureness[-1] >= self.settings.min_confidence and self._legal_first_play(reading.labels, tiles):
+                legal.append(turn)
+        return legal[0] if len(legal) == 1 and int(np.argmax(sureness)) == legal[0] else None
+
+    def _legal_first_play(self, labels: Labels, tiles: list[Square]) -> bool:
+        """The Spanish letters on ``tiles`` make a legal first play (blanks and others: no)."""
+        placed = {sq: tile_of(labels[sq[0]][sq[1]]) for sq in tiles}
+        if not placed or any(t is None for t in placed.values()):
+            return False
+        try:
+            play = play_from_placement(Board(), {sq: t for sq, t in placed.items() if t is not None})
+        except PlacementError:
+            return False
+        return check_play(Board(), play, self.lexicon).legal
 
     def _stable(self) -> tuple[Labels, NDArray[np.float32]] | None:
         """The reading when the latest still frames agree on every cell: at least
