@@ -16,20 +16,24 @@ from vision.board import render as R
 CASA = {(7, 7 + i): tile_from_label(letter) for i, letter in enumerate("CASA")}
 
 
-@lru_cache(maxsize=1)
-def _shots() -> tuple[bytes, bytes]:
-    """JPEG bytes of the empty board and of the board with H8 CASA (one camera, one light)."""
+def board_image(tiles: dict[tuple[int, int], int], jpeg: int = 85) -> np.ndarray:
+    """The board with ``tiles`` (square -> tile) as one camera sees it: turned a quarter
+    (row A to the side), one light, 1280x720 BGR."""
     rng = np.random.default_rng(5)
     base = R.random_scene(rng, R.empty_labels(), hands=0, width=1280, height=720)
     camera = R.Camera(1280, 720, (640, 360), 560, 93.0, 0.04, 200.0, 40.0)
-    scene = replace(base, camera=camera, lighting=R.Lighting(gain=0.95, noise=2.0, blur=0.6, jpeg=85),
+    scene = replace(base, camera=camera, lighting=R.Lighting(gain=0.95, noise=2.0, blur=0.6, jpeg=jpeg),
                     tiles=replace(R.TileStyle(), font=R.available_fonts(R.TRAIN_FONTS)[0]))  # fmt: skip
     cells = [list(row) for row in R.empty_labels()]
-    empty = R.render(replace(scene, cells=[list(r) for r in cells])).image
-    for (r, c), tile in CASA.items():
-        cells[r][c] = R.tiles_to_labels({(r, c): tile})[(r, c)]
-    played = R.render(replace(scene, cells=cells)).image
-    return _jpeg(empty), _jpeg(played)
+    for square, name in R.tiles_to_labels(tiles).items():
+        cells[square[0]][square[1]] = name
+    return R.render(replace(scene, cells=cells)).image
+
+
+@lru_cache(maxsize=1)
+def _shots() -> tuple[bytes, bytes]:
+    """JPEG bytes of the empty board and of the board with H8 CASA (one camera, one light)."""
+    return _jpeg(board_image({})), _jpeg(board_image(CASA))
 
 
 def _jpeg(image: np.ndarray) -> bytes:
