@@ -78,10 +78,10 @@ class CellClassifier:
 
         Each crop is read (``_read``, re-reading the unsure ones); a crop read as a
         Spanish letter with less than ``SECOND_OPINION`` confidence (the ``MAX_SECOND``
-        least sure of them) is read by the second model too and the two readings averaged (two models trained apart rarely share a
-        misreading); last, where the reading is still below ``FOREIGN_DOUBT``, the
-        non-Spanish class weighs ``FOREIGN_WEIGHT`` times more: a washed-out Ö must not
-        become an O (issue 6). Chosen on renders of development seeds, with the real
+        least sure of them) is read by the second model too and the two readings are
+        averaged (two models trained apart rarely share a misreading); last, where the
+        reading is still below ``FOREIGN_DOUBT``, the non-Spanish class weighs
+        ``FOREIGN_WEIGHT`` times more: a washed-out Ö must not become an O (issue 6). Chosen on renders of development seeds, with the real
         held-out photos unchanged (``models/board/MODEL_CARD.md``)."""
         probabilities = self._read(crops)
         if self._second is not None and len(crops):

@@ -404,7 +404,7 @@ class BoardTracker:
             # letters half hidden by a hand mislead: only a clear answer from several letters
             if guess.turn is not None and guess.letters >= MIN_TURN_LETTERS and max(guess.scores) >= MIN_TURN_SCORE:
                 self._turn = guess.turn
-            elif guess.letters and self.readings == EMPTY_LABELS:
+            elif guess.letters >= 2 and self.readings == EMPTY_LABELS:  # a first play has two tiles or more
                 self._turn = self._turn_of_first_play(crops, find)
             if self._turn:
                 crops = turned_crops(crops, self._turn)
