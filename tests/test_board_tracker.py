@@ -30,6 +30,64 @@ def _tiles(spec: str) -> dict[tuple[int, int], int]:
 
 @pytest.fixture(scope="module")
 def scene() -> R.Scene:
+    rng = np.random.default_rng(5)
+    base = R.random_scene(rng, R.empty_labels(), hands=0, width=1280, height=720)
+    camera = R.Camera(1280, 720, (640, 360), 560, 93.0, 0.04, 200.0, 40.0)
+    return replace(base, camera=camera, lighting=R.Lighting(gain=0.95, noise=2.0, blur=0.6, jpeg=85),
+                   tiles=replace(R.TileStyle(), font=R.available_fonts(R.TRAIN_FONTS)[0]))
+
+
+def test_game_with_hands_blank_and_challenge(scene: R.Scene, small_lexicon: Lexicon) -> None:
+    steps = [
+        ("place", _tiles("H8 C, H9 A, H10 S, H11 A")),
+        ("place", _tiles("H12 ?")),
+        ("place", _tiles("I8 L, J8 E")),  # CLE: not a word
+        ("lift", _tiles("I8 L, J8 E")),  # challenged and taken back
+    ]
+    tracker = BoardTracker("mesa-1", small_lexicon, TrackerSettings())
+    reports: list[Report] = []
+    left_at: dict[int, float] = {}
+    shown_wrong = []
+    for frame, truth in game_frames(steps, scene, hold=1.2, travel=0.3):
+        if truth.left is not None:
+            left_at[truth.left] = frame.t
+        for report in tracker.feed(frame):
+            reports.append(report)
+            if report.kind == "doubt" and report.reason == "illegal":
+                tracker.accept_proposal()  # the arbiter confirms what is on the board
+            if report.kind == "play" and report.notation not in ("H8 CASA", "H8 CASAs"):
+                shown_wrong.append(report)
+    kinds = [(r.kind, r.notation) for r in reports if r.kind in ("play", "doubt", "withdrawn")]
+    assert not shown_wrong, kinds
+    assert kinds == [("play", "H8 CASA"), ("play", "H8 CASAs"), ("doubt", "8H CLE"), ("withdrawn", "8H CLE")], kinds
+    plays = [r for r in reports if r.kind == "play"]
+    for step, report in zip((0, 1), plays):
+        assert report.t - left_at[step] <= 1.0, (step, report.t, left_at[step])
+    assert tracker.status.cgp == "15/15/15/15/15/15/15/7CASAs3/15/15/15/15/15/15/15"
+
+
+def test_a_bumped_camera_finds_the_board_again(scene: R.Scene, small_lexicon: Lexicon) -> None:
+    from hardware.camera import Frame
+    from vision.board.geometry import image_corners
+
+    tracker = BoardTracker("mesa-1", small_lexicon, TrackerSettings(turn=1))
+    cells = R.empty_labels()
+    before = R.render(replace(scene, cells=cells))
+    bumped_camera = replace(scene.camera, centre=(700.0, 380.0), rotation=99.0)
+    after = R.render(replace(scene, cells=cells, camera=bumped_camera))
+    frames = [before.image] * 4 + [after.image] * 8
+    for k, image in enumerate(frames):
+        tracker.feed(Frame(image, k / 10, k))
+    assert tracker.status.board_found
+    assert tracker._upright is not None
+    corners = image_corners(tracker._upright)
+    truth = image_corners(after.image_from_board)
+    assert min(np.abs(np.roll(corners, k, axis=0) - truth).max() for k in range(4)) < 0.2 * 560 / 15
+
+
+def test_a_two_letter_first_play_tells_row_a_to_a_camera_that_does_not_know_it(file2017: Lexicon) -> None:
+    """No calibration, no orientation, the board turned a quarter: two letters cannot show which
+    way is up by themselves, but only one turn reads them as a legal first play."""
     empty = board_image({}, jpeg=90)
     played = board_image({(7, 7): tile_from_label("E"), (7, 8): tile_from_label("S")}, jpeg=90)
     tracker = BoardTracker("mesa-1", file2017)
