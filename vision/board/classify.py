@@ -92,6 +92,11 @@ class CellClassifier:
                 probabilities[doubtful] = (probabilities[doubtful] + self._second._read(crops[doubtful])) / 2
         return lean_to_foreign(probabilities)
 
+    def model_probabilities(self, crops: NDArray[np.uint8]) -> NDArray[np.float32]:
+        """This model's own reading (``_read``): no second opinion, no lean to ``*``; what
+        ``orientation`` compares across turns."""
+        return self._read(crops)
+
     def _read(self, crops: NDArray[np.uint8]) -> NDArray[np.float32]:
         """One model's probabilities, the unsure crops re-read.
 

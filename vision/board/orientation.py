@@ -48,9 +48,10 @@ def infer_turn(crops: NDArray[np.uint8], probabilities: NDArray[np.float32], cla
     if len(cells) < MIN_LETTERS:
         return TurnGuess(None, (0.0, 0.0, 0.0, 0.0), int(len(cells)))
     tiles = crops[cells]
-    scores = [float(probabilities[cells][:, LETTER_COLUMNS].max(axis=1).mean())]
+    # the model's own reading: the lean to ``*`` of unsure readings would flatter a wrong turn
+    scores = [float(classifier.model_probabilities(tiles)[:, LETTER_COLUMNS].max(axis=1).mean())]
     turned = np.concatenate([np.rot90(tiles, k=k, axes=(1, 2)) for k in (1, 2, 3)])
-    probs = classifier.probabilities(np.ascontiguousarray(turned)).reshape(3, len(cells), -1)
+    probs = classifier.model_probabilities(np.ascontiguousarray(turned)).reshape(3, len(cells), -1)
     scores += [float(p[:, LETTER_COLUMNS].max(axis=1).mean()) for p in probs]
     order = np.argsort(scores)[::-1]
     best, second = int(order[0]), int(order[1])
