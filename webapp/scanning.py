@@ -123,6 +123,7 @@ class ScanService:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self.alerts: dict[str, ScannerAlert] = {}  # scanner -> why its folder is not being read now
+        self._alerts_lock = threading.Lock()  # scanner threads write, requests read
 
     # -- set-up ----------------------------------------------------------------------
 
@@ -255,12 +256,15 @@ class ScanService:
 
     def problems(self) -> list[ScannerAlert]:
         """The scanners whose folder cannot be read now, the oldest problem first."""
-        return sorted(self.alerts.values(), key=lambda a: a.since)
+        with self._alerts_lock:
+            return sorted(self.alerts.values(), key=lambda a: a.since)
 
     def refused(self) -> list[RefusedScan]:
         """Every file refused by any scanner's archive (oldest first per scanner), with where it is kept."""
+        with self._setup:  # scanners are added from other threads
+            ingestors = sorted(self.ingestors.items())
         return [RefusedScan(name, r["name"], r["reason"], ingestor.root / "refused" / r["name"])
-                for name, ingestor in sorted(self.ingestors.items()) for r in ingestor.refused]  # fmt: skip
+                for name, ingestor in ingestors for r in list(ingestor.refused)]  # fmt: skip
 
     def pending_count(self, game_id: str) -> int:
         """How many flagged slips of ``game_id`` wait for the arbiter (0 before the queue is loaded)."""
@@ -331,9 +335,10 @@ class ScanService:
 
     def _alert(self, scanner: str, message: str) -> None:
         """Record why ``scanner`` is not read (kept from the first time while the message stays the same)."""
-        known = self.alerts.get(scanner)
-        if known is None or known.message != message:
-            self.alerts[scanner] = ScannerAlert(scanner, message, time.time())
+        with self._alerts_lock:
+            known = self.alerts.get(scanner)
+            if known is None or known.message != message:
+                self.alerts[scanner] = ScannerAlert(scanner, message, time.time())
 
     def _watch(self, spec: ScannerSpec, interval: float) -> None:
         device = None
@@ -346,7 +351,8 @@ class ScanService:
                 if device is not None:
                     device.deliver(Path(spec.folder))
                 self.poll(spec.name)
-                self.alerts.pop(spec.name, None)
+                with self._alerts_lock:
+                    self.alerts.pop(spec.name, None)
             except StorageError as error:  # a full disk: the scan stays in the inbox until there is room
                 log.error("escáner %s: %s", spec.name, error)
                 self._alert(spec.name, error.strerror or str(error))

@@ -156,7 +156,7 @@ def panel_version(scans: ScanService, game_id: str, game: DuplicateGame) -> str:
     """Changes whenever the panel would show something else (events of the game, queue items)."""
     items = scans.items_of(game_id)
     return (f"{len(game.events)}.{len(items)}.{sum(1 for i in items if i.status != 'pending')}"
-            f".{len(scans.refused())}.{len(scans.alerts)}")
+            f".{len(scans.refused())}.{len(scans.problems())}")
 
 
 def item_view(game_id: str, item: ReviewItem, game: DuplicateGame) -> dict[str, Any]:
