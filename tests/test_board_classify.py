@@ -34,14 +34,14 @@ def test_only_spanish_letters_read_unsure_are_asked_of_the_second_model() -> Non
     crops = board_crops(frame.image, frame.image_from_board)
     classifier = CellClassifier()
     assert classifier._second is not None, "models/board/board_cells_second.onnx is committed"
-    first = classifier._read(crops)
+    first = classifier.model_probabilities(crops)
     asked: list[np.ndarray] = []
 
     def second_read(doubtful: np.ndarray) -> np.ndarray:
         asked.append(doubtful)
         return np.tile(_row(star=1.0), (len(doubtful), 1))
 
-    classifier._second._read = second_read  # type: ignore[method-assign]
+    classifier._second.model_probabilities = second_read  # type: ignore[method-assign]
     combined = classifier.probabilities(crops)
     spanish = np.array([name in SPANISH for name in CLASSES])
     expected = np.nonzero((first.max(axis=1) < SECOND_OPINION) & spanish[first.argmax(axis=1)])[0]

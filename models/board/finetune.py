@@ -22,7 +22,7 @@ from torch import nn
 
 from .export import export
 from .net import CellNet
-from .train import SEED, evaluate, load, train_epoch
+from .train import SEED, evaluate, load, split_crops, train_epoch
 
 HERE = Path(__file__).resolve().parent
 
@@ -73,10 +73,7 @@ def main() -> None:
     gen = torch.Generator().manual_seed(SEED)
     model = from_onnx(Path(args.start))
     x, y, source = load(args.data)
-    order = rng.permutation(len(y))
-    val, train = order[: len(y) // 20], order[len(y) // 20 :]
-    weights = np.where(source[train] == 1, 4.0, 1.0)
-    weights /= weights.sum()
+    train, val, weights = split_crops(source, rng, 4.0)
     xt = torch.from_numpy(x).permute(0, 3, 1, 2)
     yt = torch.from_numpy(y)
     print(f"{len(train)} train crops ({int((source[train] == 1).sum())} real), {len(val)} validation; "

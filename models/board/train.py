@@ -57,6 +57,16 @@ def load(paths: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(ss)
 
 
+def split_crops(source: np.ndarray, rng: np.random.Generator,
+                real_weight: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """Crop indices for training and validation (5 %), and each training crop's drawing
+    probability (real photo crops, ``source == 1``, weighed ``real_weight``)."""
+    order = rng.permutation(len(source))
+    val, train = order[: len(source) // 20], order[len(source) // 20 :]
+    weights = np.where(source[train] == 1, real_weight, 1.0)
+    return train, val, weights / weights.sum()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("data", nargs="+")
@@ -72,11 +82,7 @@ def main() -> None:
     rng = np.random.default_rng(SEED)
     gen = torch.Generator().manual_seed(SEED)
     x, y, source = load(args.data)
-    order = rng.permutation(len(y))
-    val = order[: len(y) // 20]
-    train = order[len(y) // 20 :]
-    weights = np.where(source[train] == 1, args.real_weight, 1.0)
-    weights /= weights.sum()
+    train, val, weights = split_crops(source, rng, args.real_weight)
     print(f"{len(train)} train crops ({int((source[train] == 1).sum())} real), {len(val)} validation", flush=True)
     model = CellNet()
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)

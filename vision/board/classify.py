@@ -76,29 +76,25 @@ class CellClassifier:
     def probabilities(self, crops: NDArray[np.uint8]) -> NDArray[np.float32]:
         """``N x 40 x 40 x 3`` uint8 crops -> ``N x 32`` class probabilities.
 
-        Each crop is read (``_read``, re-reading the unsure ones); a crop read as a
+        Each crop is read (``model_probabilities``, re-reading the unsure ones); a crop read as a
         Spanish letter with less than ``SECOND_OPINION`` confidence (the ``MAX_SECOND``
         least sure of them) is read by the second model too and the two readings are
         averaged (two models trained apart rarely share a misreading); last, where the
         reading is still below ``FOREIGN_DOUBT``, the non-Spanish class weighs
         ``FOREIGN_WEIGHT`` times more: a washed-out Ö must not become an O (issue 6). Chosen on renders of development seeds, with the real
         held-out photos unchanged (``models/board/MODEL_CARD.md``)."""
-        probabilities = self._read(crops)
+        probabilities = self.model_probabilities(crops)
         if self._second is not None and len(crops):
             best, sure = probabilities.argmax(axis=1), probabilities.max(axis=1)
             doubtful = np.nonzero((sure < SECOND_OPINION) & _SPANISH[best])[0]
             doubtful = doubtful[np.argsort(sure[doubtful])][:MAX_SECOND]  # the least sure: a bounded cost
             if len(doubtful):
-                probabilities[doubtful] = (probabilities[doubtful] + self._second._read(crops[doubtful])) / 2
+                probabilities[doubtful] = (probabilities[doubtful] + self._second.model_probabilities(crops[doubtful])) / 2
         return lean_to_foreign(probabilities)
 
     def model_probabilities(self, crops: NDArray[np.uint8]) -> NDArray[np.float32]:
-        """This model's own reading (``_read``): no second opinion, no lean to ``*``; what
-        ``orientation`` compares across turns."""
-        return self._read(crops)
-
-    def _read(self, crops: NDArray[np.uint8]) -> NDArray[np.float32]:
-        """One model's probabilities, the unsure crops re-read.
+        """This model's own reading, the unsure crops re-read: no second opinion, no lean to
+        ``*`` (what ``orientation`` compares across turns).
 
         A crop read with less than ``UNSURE`` confidence (at most ``MAX_UNSURE`` of them,
         the least sure first; not one read as a non-Spanish letter) is read again moved by ``SHIFT_PX`` in four directions and,
