@@ -65,10 +65,10 @@ class Read:
     round_scored: list[tuple[str, float, bool]] | None
 
 
-def read_all(reader: SlipReader, lexicon: Lexicon, count: int) -> list[Read]:
+def read_all(reader: SlipReader, lexicon: Lexicon, count: int, sets: tuple[str, ...] = SETS) -> list[Read]:
     """Every calibration slip read once, with the recogniser's output on each view of its play line."""
     reads: list[Read] = []
-    for name in SETS:
+    for name in sets:
         for case in make_cases(count, writers_for(name), SEEDS[name], lexicon):
             position = Position.from_cgp(case.cgp)
             fixed = (position.board, position.rack)
@@ -141,17 +141,18 @@ def choose(decided: list[tuple[Outcome, float] | None], allowed: int) -> tuple[d
     return best
 
 
-def cached_reads(reader: SlipReader, lexicon: Lexicon, count: int, cache: Path | None) -> list[Read]:
+def cached_reads(reader: SlipReader, lexicon: Lexicon, count: int, cache: Path | None,
+                 sets: tuple[str, ...] = SETS) -> list[Read]:  # fmt: skip
     """``read_all``, kept in ``cache`` for the same model file and count."""
     model = getattr(reader.recognizer, "model_path", None)
     key = hashlib.sha256(Path(model).read_bytes()).hexdigest() if model else ""
     if cache is not None and cache.exists():
         stored = pickle.loads(cache.read_bytes())
-        if stored["model"] == key and stored["count"] == count:
+        if stored["model"] == key and stored["count"] == count and tuple(stored.get("sets", SETS)) == sets:
             return list(stored["reads"])
-    reads = read_all(reader, lexicon, count)
+    reads = read_all(reader, lexicon, count, sets)
     if cache is not None:
-        cache.write_bytes(pickle.dumps({"model": key, "count": count, "reads": reads}))
+        cache.write_bytes(pickle.dumps({"model": key, "count": count, "sets": sets, "reads": reads}))
     return reads
 
 
@@ -162,6 +163,7 @@ def main() -> None:
     parser.add_argument("--field-rate", type=float, default=0.00125,
                         help="share of round numbers read wrong let through (a wrong round rarely scores: "
                              "the play is then decided against another position)")  # fmt: skip
+    parser.add_argument("--sets", default=",".join(SETS), help="calibration sets (cases.writers_for), comma-separated")
     parser.add_argument("--cache", type=Path, help="keep the reads here (reused for the same model)")
     parser.add_argument("--model", type=Path, help="recogniser ONNX model (default: the committed one)")
     parser.add_argument("--out", type=Path, default=THRESHOLDS_FILE)
@@ -170,7 +172,8 @@ def main() -> None:
     base = Thresholds.load()
     recognizer = Recognizer(args.model) if args.model else None
     reader = SlipReader(lexicon, recognizer, thresholds=replace(base, variants=1))
-    reads = cached_reads(reader, lexicon, args.count, args.cache)
+    sets = tuple(args.sets.split(","))
+    reads = cached_reads(reader, lexicon, args.count, args.cache, sets)
     allowed = int(args.rate * len(reads))
     trials: dict[tuple[int, float, float], tuple[dict[str, float], float, int]] = {}
     for count in VARIANTS:
@@ -202,7 +205,7 @@ def main() -> None:
         "correct_right_without_flag_on_calibration": round(trials[key][1], 4),
         "wrong_let_through_on_calibration": trials[key][2],
         "made_by": f"python -m models.slips.calibrate --count {args.count} --rate {args.rate} "
-                   f"--field-rate {args.field_rate}",
+                   f"--field-rate {args.field_rate} --sets {args.sets}",
     }
     args.out.write_text(json.dumps(record, indent=1) + "\n")
     print(json.dumps(record, indent=1))

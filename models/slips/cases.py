@@ -193,11 +193,17 @@ def judge(case: Case, result: dict[str, object], seconds: float) -> Outcome:
                    float(result.get("round_confidence", 0.0)), blank_right, seconds)  # type: ignore[arg-type]  # fmt: skip
 
 
+UNSEEN_FAMILIES = ("URWGothic", "Z003")
+
+
 def writers_for(part: str) -> list[hw.Writer]:
     """``synthetic``: the held-out fonts and Hershey faces (the benchmark's); ``synthetic-calibration``: the
-    calibration faces (neither trained on nor benchmarked); ``real-calibration`` / ``real-test``: real characters."""
+    calibration faces (neither trained on nor benchmarked), ``synthetic-calibration-unseen`` those of them
+    whose families were never trained on; ``real-calibration`` / ``real-test``: real characters."""
     if part == "synthetic-calibration":
         return hw.writers("calibration")
+    if part == "synthetic-calibration-unseen":  # the calibration fonts of families never trained on
+        return [w for w in hw.writers("calibration") if w.name.startswith(UNSEEN_FAMILIES)]
     if part.startswith("synthetic"):
         return hw.writers("heldout")
     return [hw.load_real_writer(REAL, part.split("-", 1)[1])]

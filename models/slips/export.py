@@ -25,8 +25,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def export(weights: Path, out: Path) -> None:
-    model = CRNN(len(TOKENS))
-    model.load_state_dict(torch.load(weights, map_location="cpu"))
+    model = CRNN.from_state(torch.load(weights, map_location="cpu"))
     model.eval()
     example = torch.rand(1, 1, 32, 160)
     try:

@@ -1,6 +1,14 @@
-"""Train the slip recogniser (CRNN + CTC) on synthesised slip lines, on the CPU.
+"""Train the slip recogniser (CRNN + CTC) on synthesised slip lines, on the CPU or a GPU.
 
     .venv/bin/python -m models.slips.train [--steps 6000] [--out /tmp/veedor-slips]
+    python3 -m models.slips.train --device cuda --workers 14 --minutes 7.3 --batch 64 \
+        --model ft:base:3e-4:INIT.pt --model wide:wide:2e-3 ...   # several networks, one stream
+
+Drawing lines is what limits a GPU run: ``--workers`` processes draw them and every
+``--model`` trains on each batch. With ``--minutes`` the step count is set from the pace of
+the warm-up steps and written to the log (rerun with ``--steps N --warm-up 120`` for the
+same schedule); ``VEEDOR_CAPS_DIGITS`` says where the real characters are on a machine
+without ``../shared``.
 
 Lines are drawn by ``synth.make_sample`` with the training writers only: the Debian
 handwriting fonts of ``handwriting.TRAIN_FONTS``, the Hershey faces of
@@ -16,10 +24,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 import torch
 from torch.utils.data import DataLoader, IterableDataset
@@ -30,7 +41,8 @@ from vision.slips.tokens import TOKENS, decode
 from . import synth
 from .crnn import CRNN
 
-REAL_ROOT = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "handwriting" / "caps_digits"
+# the real characters (../shared beside the checkout; VEEDOR_CAPS_DIGITS where a training machine keeps them elsewhere)
+REAL_ROOT = Path(os.environ.get("VEEDOR_CAPS_DIGITS", Path(__file__).resolve().parents[2].parent / "shared" / "data" / "handwriting" / "caps_digits"))
 BUCKET = 16  # batches drawn at once and sorted by width, so a batch needs little padding
 
 
@@ -50,6 +62,8 @@ class Lines(IterableDataset[list[synth.Sample]]):
 
     def __iter__(self) -> Iterator[list[synth.Sample]]:
         info = torch.utils.data.get_worker_info()
+        if info is not None:
+            cv2.setNumThreads(1)  # one core per worker
         rng = np.random.default_rng(self.seed + (info.id if info else 0))
         words, pool = synth.load_words(), training_pool()
         while True:
@@ -97,25 +111,86 @@ def validation_set(seed: int, count: int) -> list[synth.Sample]:
 def evaluate(model: CRNN, samples: list[synth.Sample]) -> dict[str, float]:
     """Line accuracy (exact text) on ``samples``, split by odd (synthetic) / even (real) index."""
     model.eval()
+    device = next(model.parameters()).device
     right = [0, 0]
     with torch.no_grad():
         for i, s in enumerate(samples):
-            out = model(torch.from_numpy(s.image)[None, None])[:, 0].numpy()
+            out = model(torch.from_numpy(s.image)[None, None].to(device))[:, 0].cpu().numpy()
             right[i % 2] += greedy(out) == s.text
     model.train()
     half = max(1, len(samples) // 2)
     return {"real": right[0] / half, "synthetic": right[1] / half}
 
 
+@dataclass
+class Run:
+    """One network trained on the shared stream of lines: ``name:size:lr[:init]`` on the command line."""
+
+    name: str
+    model: CRNN
+    optimiser: torch.optim.Optimizer
+    lr: float
+    schedule: torch.optim.lr_scheduler.LRScheduler | None = None
+
+    @classmethod
+    def parse(cls, spec: str, device: torch.device) -> Run:
+        name, size, lr, *init = spec.split(":", 3)
+        model = CRNN.from_state(torch.load(init[0], map_location="cpu")) if init else CRNN.sized(len(TOKENS), size)
+        model.to(device)
+        optimiser = torch.optim.AdamW(model.parameters(), lr=float(lr), weight_decay=1e-4)
+        return cls(name, model, optimiser, float(lr))
+
+    def start(self, steps: int) -> None:
+        self.schedule = torch.optim.lr_scheduler.OneCycleLR(self.optimiser, self.lr, total_steps=steps, pct_start=0.1)
+
+    def step(self, ctc: torch.nn.CTCLoss, batch: tuple[torch.Tensor, ...]) -> float:
+        images, targets, inputs, lengths = batch
+        loss = ctc(self.model(images), targets, inputs, lengths)
+        self.optimiser.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 5.0)
+        self.optimiser.step()
+        if self.schedule is not None:
+            self.schedule.step()
+        return float(loss.item())
+
+
+WARM_UP = 120  # steps before the one-cycle schedule when --minutes asks for a timed run
+
+
+def warm_up(runs: list[Run], batches: Iterator[tuple[torch.Tensor, ...]], ctc: torch.nn.CTCLoss, count: int) -> float:
+    """Train ``count`` steps at the schedule's starting rate (a 25th of the peak); seconds per step
+    after the first (which waits for the workers), 0 when ``count`` < 2."""
+    for run in runs:
+        for group in run.optimiser.param_groups:
+            group["lr"] = run.lr / 25
+    start = 0.0
+    for step in range(count):
+        batch = next(batches)
+        start = time.time() if step == 1 else start
+        for run in runs:
+            run.step(ctc, batch)
+    return (time.time() - start) / (count - 1) if count > 1 else 0.0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=6000)
+    parser.add_argument("--minutes", type=float, help="instead of --steps: as many steps as fit in this time at the "
+                        "pace of the warm-up (the log says how many; rerun with --steps for the same weights)")  # fmt: skip
+    parser.add_argument("--stop-at", type=int, help="save and stop after this step of the schedule (a run cut short)")
+    parser.add_argument("--warm-up", type=int, default=0, help=f"steps before the schedule ({WARM_UP} with --minutes)")
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=1, help="processes drawing lines")
+    parser.add_argument("--device", default="cpu", help="cpu or cuda")
     parser.add_argument("--out", type=Path, default=Path("/tmp/veedor-slips"))
     parser.add_argument("--init", type=Path, help="start from these weights (a fine-tuning run)")
+    parser.add_argument("--model", action="append", default=[],
+                        help="name:size:lr[:init], repeatable: several networks trained on the same lines, "
+                        "each saved as <name>.pt (default: crnn, base size, --lr, --init)")  # fmt: skip
     parser.add_argument("--slip-share", type=float, default=0.0, help="share of lines cut as from a slip")
     parser.add_argument("--confusable", type=float, default=0.0, help="share of words stressing confusable tiles")
     parser.add_argument("--circled", type=float, default=0.35, help="share of play lines with circled blanks")
@@ -124,35 +199,40 @@ def main() -> None:
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     args.out.mkdir(parents=True, exist_ok=True)
-    model = CRNN(len(TOKENS))
-    if args.init:
-        model.load_state_dict(torch.load(args.init, map_location="cpu"))
+    device = torch.device(args.device)
+    specs = args.model or [f"crnn:base:{args.lr}" + (f":{args.init}" if args.init else "")]
+    runs = [Run.parse(spec, device) for spec in specs]
     emphasis = synth.Emphasis(args.confusable, args.circled, args.mixed_writers)
-    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.steps, pct_start=0.1)
     ctc = torch.nn.CTCLoss(blank=0, zero_infinity=True)
-    loader = DataLoader(Lines(args.seed, args.batch, args.slip_share, emphasis), batch_size=None, num_workers=1, collate_fn=collate,
-                        prefetch_factor=4, persistent_workers=True)  # fmt: skip
+    loader = DataLoader(Lines(args.seed, args.batch, args.slip_share, emphasis), batch_size=None,
+                        num_workers=args.workers, collate_fn=collate, prefetch_factor=4,
+                        persistent_workers=True)  # fmt: skip
+    batches = (tuple(t.to(device, non_blocking=True) for t in batch) for batch in loader)
+    pace = warm_up(runs, batches, ctc, args.warm_up or (WARM_UP if args.minutes else 0))
+    steps = int(args.minutes * 60 / pace) if args.minutes else args.steps
+    for run in runs:
+        run.start(steps)
     held_out = validation_set(args.seed + 1000, 400)
     log = open(args.out / "log.jsonl", "a")
-    start, running = time.time(), 0.0
-    for step, (images, targets, inputs, lengths) in enumerate(loader, start=1):
-        loss = ctc(model(images), targets, inputs, lengths)
-        optimiser.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
-        optimiser.step()
-        schedule.step()
-        running = 0.98 * running + 0.02 * loss.item() if step > 1 else loss.item()
-        if step % 500 == 0 or step == args.steps:
-            record = {"step": step, "loss": round(running, 4), "minutes": round((time.time() - start) / 60, 1)}
-            record.update(evaluate(model, held_out))
-            log.write(json.dumps(record) + "\n")
-            log.flush()
-            print(json.dumps(record), flush=True)
-            torch.save(model.state_dict(), args.out / "crnn.pt")
-        if step >= args.steps:
-            break
+    log.write(json.dumps({"steps": steps, "seconds_per_step": round(pace, 4), "models": specs}) + "\n")
+    start, running = time.time(), [0.0] * len(runs)
+    last = min(steps, args.stop_at or steps)
+    for step in range(1, last + 1):
+        batch = next(batches)
+        for i, run in enumerate(runs):
+            loss = run.step(ctc, batch)
+            running[i] = 0.98 * running[i] + 0.02 * loss if step > 1 else loss
+        if step % max(500, steps // 8) == 0 or step == last:
+            for i, run in enumerate(runs):
+                record = {"model": run.name, "step": step, "loss": round(running[i], 4),
+                          "minutes": round((time.time() - start) / 60, 1)}  # fmt: skip
+                if step == last or device.type == "cpu":
+                    record.update(evaluate(run.model, held_out))
+                log.write(json.dumps(record) + "\n")
+                log.flush()
+                print(json.dumps(record), flush=True)
+                name = "crnn" if not args.model else run.name
+                torch.save({k: v.cpu() for k, v in run.model.state_dict().items()}, args.out / f"{name}.pt")
 
 
 if __name__ == "__main__":

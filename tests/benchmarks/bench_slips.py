@@ -51,7 +51,8 @@ from vision.slips.recognizer import Recognizer  # noqa: E402
 from vision.slips.register import find_slips  # noqa: E402
 
 LEXICON = Path(__file__).resolve().parents[3] / "shared" / "lexicon" / "FILE2017.txt"
-SEEDS = {"synthetic": 7001, "real-test": 7002, "synthetic-calibration": 8001, "real-calibration": 8002}
+SEEDS = {"synthetic": 7001, "real-test": 7002, "synthetic-calibration": 8001, "real-calibration": 8002,
+         "synthetic-calibration-unseen": 8003}
 ROUNDS = list(range(1, 25))
 
 
