@@ -13,6 +13,7 @@ from vision.slips import layout, synthetic
 from vision.slips.ingest import split_pages
 from vision.slips.printing import pads, slip_origins, slips_pdf
 from vision.slips.reader import PlayerRef, SlipReader
+from vision.slips.reader import Position as RoundPosition
 from vision.slips.register import PlainTemplate, find_slips
 
 CHORIZO = "15/15/15/15/15/15/15/5[CH]ORIZO4/15/15/15/15/15/15/15 AACSEIO 0/0 0"
@@ -150,3 +151,34 @@ def test_views_of_a_line_keep_its_height_and_change_its_width() -> None:
     assert views["narrow"].shape[1] < prepared.shape[1] < views["wide"].shape[1]
     assert not np.allclose(views["thin"], prepared) and views["thick"].sum() > prepared.sum() > views["thin"].sum()
     assert [v.shape for v in variants(prepared, 2)] == [views["narrow"].shape, views["wide"].shape]
+
+
+def _slip_with_round(printed_page: np.ndarray, round_written: str) -> np.ndarray:
+    rng = np.random.default_rng(11)
+    fields = {**synthetic.play_fields("12F CASA"), "ronda": round_written, "mesa": "1"}
+    return synthetic.scan(synthetic.fill_slip(cut_slip(printed_page, 1), fields, hand(0), rng), rng, angle=0.0)
+
+
+def test_a_sure_play_of_the_round_being_played_settles_an_unreadable_round_number(
+        printed_page: np.ndarray, reader: SlipReader) -> None:  # fmt: skip
+    """The round box left empty, in round 4: "12F CASA" is a legal play of round 4's position and of no
+    other round's, so the slip is round 4's; the same slip when round 3 holds the same play as well goes
+    to the arbiter (position not identifiable, D.III.25)."""
+    chorizo = Position.from_cgp(CHORIZO)
+    round_four: RoundPosition = (chorizo.board, chorizo.rack)
+    (sure,) = reader.read_slip(_slip_with_round(printed_page, "4"), lambda _: round_four, rounds=range(1, 10), current=4)
+    assert sure.verdict == "accepted" and sure.decision is not None and sure.decision.play == "12F CASA"
+    blank_round = _slip_with_round(printed_page, "")
+    elsewhere = Position.from_cgp(CHORIZO.replace("AACSEIO", "AACSTUV"))  # CASA fits this rack too
+
+    def rounds_apart(number: int | None) -> RoundPosition:
+        return round_four if number in (None, 4) else (elsewhere.board, elsewhere.rack)
+
+    def only_round_four(number: int | None) -> RoundPosition | None:
+        return round_four if number in (None, 4) else None
+
+    (settled,) = reader.read_slip(blank_round, only_round_four, rounds=range(1, 10), current=4)
+    assert settled.round_confidence < reader.thresholds.field  # nothing written: the round alone is unsure
+    assert (settled.round, settled.verdict, settled.flags) == (4, "accepted", ())
+    (ambiguous,) = reader.read_slip(blank_round, rounds_apart, rounds=range(1, 10), current=4)
+    assert ambiguous.verdict == "flagged" and "position_unknown" in ambiguous.flags

@@ -3,8 +3,9 @@
     .venv/bin/python -m models.slips.calibrate [--count 800] [--rate 0] [--cache FILE]
 
 Calibration slips are written by hands used neither in training nor by the
-benchmark: the calibration faces (``handwriting.writers("calibration")``) and the
-*calibration* part of the real characters. Each is read once (registration, round
+benchmark: the calibration faces (``handwriting.writers("calibration")``), those of
+them whose families were never trained on (a second set, drawn apart) and the
+*calibration* part of the real characters (``--sets``). Each is read once (registration, round
 box, play line) and the recogniser's output is kept for the play line and for each
 of its views (``lineimage.VIEWS``). Then for every number of views, temperature and
 ``reading_prior`` of a small grid, every slip is decided again without thresholds, and
@@ -51,7 +52,9 @@ from .cases import Case, Outcome, judge, make_cases, writers_for
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "benchmarks"))
 from bench_slips import LEXICON, ROUNDS, SEEDS  # noqa: E402
 
-SETS = ("synthetic-calibration", "real-calibration")
+# the calibration faces, those of families never trained on again (as unfamiliar as a venue's hands:
+# their wrong readings are the surest), and the calibration part of the real characters
+SETS = ("synthetic-calibration", "synthetic-calibration-unseen", "real-calibration")
 VARIANTS = (1, 3, 5)  # the line alone; with narrow and wide; with the two shears too
 TEMPERATURES = (1.0, 1.5)
 PRIORS = (4.0, 6.0, 8.0, 10.0, 12.0)

@@ -125,6 +125,11 @@ def text_rows(gray: np.ndarray) -> int:
     return rows
 
 
+def _same_position(a: Position, b: Position) -> bool:
+    """Same board and same rack (in any order)."""
+    return a[0] == b[0] and sorted(a[1]) == sorted(b[1])
+
+
 class SlipReader:
     """Loads the recogniser once; reads slips for any round (candidate sets cached per position)."""
 
@@ -215,9 +220,8 @@ class SlipReader:
             text, confidence = pick(result.round_scored, self.thresholds.reading_prior, favoured)
             result.round = int(text) if text else None
             result.round_confidence = confidence
-        position = position_of(result.round if result.round_confidence >= self.thresholds.field else None)
-        if rounds and result.round_confidence < self.thresholds.field:
-            flags.append("position_unknown")
+        round_sure = not rounds or result.round_confidence >= self.thresholds.field
+        position = position_of(result.round if round_sure else None)
         result.play_box = play_box
         if position is None:
             result.flags = tuple(dict.fromkeys(flags + ["position_unknown"]))
@@ -226,10 +230,30 @@ class SlipReader:
         result.line = line
         result.scored = self.score_line(line, board, rack)
         result.decision = decide_scored(result.scored, board, rack, self.lexicon, self.thresholds)
+        if not round_sure and not self._play_vouches_for_round(result, position, position_of, current):
+            flags.append("position_unknown")
         if several:
             flags.append("several_plays")
         result.flags = tuple(dict.fromkeys(flags + list(result.decision.flags)))
         return result
+
+    def _play_vouches_for_round(self, result: SlipResult, position: Position, position_of: PositionOf,
+                                current: int | None) -> bool:  # fmt: skip
+        """Whether an unsure round number is settled by the play (D.II.8: a slip belongs to the round it
+        was written for). It is when the round read likeliest is the round being played, the play
+        is accepted, sure, in that round's position, and not also in the position of the round read
+        next likeliest (a round with the very same position cannot be told apart and is no rival)."""
+        decision, line = result.decision, result.line
+        if current is None or result.round != current or decision is None or decision.verdict != "accepted" or line is None:
+            return False
+        rivals = [(v, t) for t, v, is_option in result.round_scored or () if is_option and t != str(current)]
+        if not rivals:
+            return True
+        rival = position_of(int(max(rivals)[1]))
+        if rival is None or _same_position(rival, position):
+            return True
+        elsewhere = decide_scored(self.score_line(line, *rival), *rival, self.lexicon, self.thresholds)
+        return elsewhere.verdict != "accepted"
 
     def _player_from_writing(self, result: SlipResult, table_crop: np.ndarray | None,
                              name_crop: np.ndarray | None, players: Sequence[PlayerRef]) -> None:  # fmt: skip
