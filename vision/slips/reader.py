@@ -230,30 +230,37 @@ class SlipReader:
         result.line = line
         result.scored = self.score_line(line, board, rack)
         result.decision = decide_scored(result.scored, board, rack, self.lexicon, self.thresholds)
-        if not round_sure and not self._play_vouches_for_round(result, position, position_of, current):
-            flags.append("position_unknown")
+        if not round_sure:
+            settled = self._round_from_play(result, position, position_of, current)
+            if settled is None:
+                flags.append("position_unknown")
+            result.round = settled if settled is not None else result.round
         if several:
             flags.append("several_plays")
         result.flags = tuple(dict.fromkeys(flags + list(result.decision.flags)))
         return result
 
-    def _play_vouches_for_round(self, result: SlipResult, position: Position, position_of: PositionOf,
-                                current: int | None) -> bool:  # fmt: skip
-        """Whether an unsure round number is settled by the play (D.II.8: a slip belongs to the round it
-        was written for). It is when the round read likeliest is the round being played, the play
-        is accepted, sure, in that round's position, and not also in the position of the round read
-        next likeliest (a round with the very same position cannot be told apart and is no rival)."""
+    def _round_from_play(self, result: SlipResult, position: Position, position_of: PositionOf,
+                         current: int | None) -> int | None:  # fmt: skip
+        """The round an unsure round number is settled to by the play (D.II.8: a slip belongs to the round
+        it was written for), or None. ``position`` is the round being played (``current``), where the
+        play was read: it settles the slip to that round when it is accepted there, sure, and not also
+        in the position of the other round the box most likely says (the likeliest reading when it is
+        another round, else the runner-up). A round not played yet has no position and is no rival;
+        nor is one with the very same position, which the play cannot tell apart."""
         decision, line = result.decision, result.line
-        if current is None or result.round != current or decision is None or decision.verdict != "accepted" or line is None:
-            return False
-        rivals = [(v, t) for t, v, is_option in result.round_scored or () if is_option and t != str(current)]
-        if not rivals:
-            return True
-        rival = position_of(int(max(rivals)[1]))
-        if rival is None or _same_position(rival, position):
-            return True
-        elsewhere = decide_scored(self.score_line(line, *rival), *rival, self.lexicon, self.thresholds)
-        return elsewhere.verdict != "accepted"
+        if current is None or decision is None or decision.verdict != "accepted" or line is None:
+            return None
+        others = sorted(((v, t) for t, v, is_option in result.round_scored or () if is_option and t != str(current)),
+                        reverse=True)  # fmt: skip
+        read_other = result.round is not None and result.round != current
+        rival_round = result.round if read_other else (int(others[0][1]) if others else None)
+        rival = position_of(rival_round) if rival_round is not None else None
+        if rival is not None and not _same_position(rival, position):
+            elsewhere = decide_scored(self.score_line(line, *rival), *rival, self.lexicon, self.thresholds)
+            if elsewhere.verdict == "accepted":
+                return None
+        return current
 
     def _player_from_writing(self, result: SlipResult, table_crop: np.ndarray | None,
                              name_crop: np.ndarray | None, players: Sequence[PlayerRef]) -> None:  # fmt: skip
