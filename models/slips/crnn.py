@@ -63,4 +63,3 @@ class CRNN(nn.Module):
         seq = f.reshape(b, c * h, t).permute(2, 0, 1)  # (T, B, 2*c4)
         out, _ = self.rnn(seq)  # (T, B, 2*hidden)
         return self.head(out).log_softmax(-1)  # (T, B, C)
-

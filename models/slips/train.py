@@ -124,7 +124,8 @@ def evaluate(model: CRNN, samples: list[synth.Sample]) -> dict[str, float]:
 
 @dataclass
 class Run:
-    """One network trained on the shared stream of lines: ``name:size:lr[:init]`` on the command line."""
+    """One network trained on the shared stream of lines: ``name:size:lr[:init]`` on the command line
+    (with ``init`` the saved weights' own shapes are used, whatever ``size`` says)."""
 
     name: str
     model: CRNN

@@ -234,7 +234,8 @@ class SlipReader:
             settled = self._round_from_play(result, position, position_of, current)
             if settled is None:
                 flags.append("position_unknown")
-            result.round = settled if settled is not None else result.round
+            else:
+                result.round = settled
         if several:
             flags.append("several_plays")
         result.flags = tuple(dict.fromkeys(flags + list(result.decision.flags)))
@@ -251,10 +252,10 @@ class SlipReader:
         decision, line = result.decision, result.line
         if current is None or decision is None or decision.verdict != "accepted" or line is None:
             return None
-        others = sorted(((v, t) for t, v, is_option in result.round_scored or () if is_option and t != str(current)),
-                        reverse=True)  # fmt: skip
+        runner_up = max(((v, t) for t, v, is_option in result.round_scored or () if is_option and t != str(current)),
+                        default=None)  # fmt: skip
         read_other = result.round is not None and result.round != current
-        rival_round = result.round if read_other else (int(others[0][1]) if others else None)
+        rival_round = result.round if read_other else (int(runner_up[1]) if runner_up else None)
         rival = position_of(rival_round) if rival_round is not None else None
         if rival is not None and not _same_position(rival, position):
             elsewhere = decide_scored(self.score_line(line, *rival), *rival, self.lexicon, self.thresholds)
@@ -271,7 +272,8 @@ class SlipReader:
         as a sure "4": the name catches it). One sure reading alone decides."""
         by_table = self._pick_player(table_crop, players, lambda p: str(p.table))
         by_name = self._pick_player(name_crop, players, lambda p: _name_key(p.name))
-        sure = [(p, c) for p, c in (by_table, by_name) if p is not None and c >= self.thresholds.field]
+        sure: list[tuple[PlayerRef | None, float]] = [
+            (p, c) for p, c in (by_table, by_name) if p is not None and c >= self.thresholds.field]
         if len(sure) == 2 and sure[0][0] != sure[1][0]:
             return
         found = max(sure or [by_table, by_name], key=lambda pc: pc[1])
