@@ -1,5 +1,6 @@
-"""The cell classifier's safeguards: a second opinion on unsure Spanish letters, and a
-non-Spanish letter favoured in an unsure reading (issue 6: Ä, Ö, K never become Spanish)."""
+"""The cell classifier's safeguards: other models' opinions on unsure Spanish letters, and a
+non-Spanish letter favoured in an unsure reading of a letter it is a diacritic away from
+(issue 6: Ä, Ö, Ü never become Spanish)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ import numpy as np
 
 from vision.board import render as R
 from vision.board.cells import board_crops
-from vision.board.classify import FOREIGN_DOUBT, MAX_SECOND, SECOND_OPINION, CellClassifier, lean_to_foreign
+from vision.board.classify import FOREIGN_DOUBT, MAX_SECOND, OPINION_PATHS, SECOND_OPINION, CellClassifier, lean_to_foreign
 from vision.board.labels import CLASSES, FOREIGN, SPANISH
 
-F, O = CLASSES.index(FOREIGN), CLASSES.index("O")
+F, O, B = CLASSES.index(FOREIGN), CLASSES.index("O"), CLASSES.index("B")
 
 
 def _row(**weights: float) -> np.ndarray:
@@ -20,7 +21,7 @@ def _row(**weights: float) -> np.ndarray:
     return row / row.sum()
 
 
-def test_an_unsure_reading_leans_to_the_non_spanish_letter_and_a_sure_one_does_not() -> None:
+def test_an_unsure_vowel_leans_to_the_non_spanish_letter_and_a_sure_one_does_not() -> None:
     washed_out = _row(O=0.55, star=0.3, Q=0.15)  # an Ö whose dots the glare took
     sure = _row(O=0.9, star=0.1)
     leaned = lean_to_foreign(np.stack([washed_out, sure]))
@@ -29,23 +30,30 @@ def test_an_unsure_reading_leans_to_the_non_spanish_letter_and_a_sure_one_does_n
     assert np.allclose(leaned.sum(axis=1), 1.0) and np.array_equal(leaned[1], sure)
 
 
-def test_only_spanish_letters_read_unsure_are_asked_of_the_second_model() -> None:
+def test_an_unsure_letter_no_diacritic_makes_foreign_keeps_its_reading() -> None:
+    blurred_b = _row(B=0.55, star=0.3, R=0.15)  # no non-Spanish letter is a B with a diacritic
+    assert blurred_b.max() < FOREIGN_DOUBT
+    assert np.array_equal(lean_to_foreign(blurred_b[None]), blurred_b[None])
+
+
+def test_only_spanish_letters_read_unsure_are_asked_of_the_other_models() -> None:
     frame = R.render(R.random_scene(np.random.default_rng(9), split="heldout", hands=0))  # 4 letters unsure
     crops = board_crops(frame.image, frame.image_from_board)
     classifier = CellClassifier()
-    assert classifier._second is not None, "models/board/board_cells_second.onnx is committed"
+    assert len(classifier._opinions) == len(OPINION_PATHS) == 2, "models/board/board_cells_{second,third}.onnx are committed"
     first = classifier.model_probabilities(crops)
     asked: list[np.ndarray] = []
 
-    def second_read(doubtful: np.ndarray) -> np.ndarray:
+    def opinion(doubtful: np.ndarray) -> np.ndarray:
         asked.append(doubtful)
         return np.tile(_row(star=1.0), (len(doubtful), 1))
 
-    classifier._second.model_probabilities = second_read  # type: ignore[method-assign]
+    for other in classifier._opinions:
+        other.model_probabilities = opinion  # type: ignore[method-assign]
     combined = classifier.probabilities(crops)
     spanish = np.array([name in SPANISH for name in CLASSES])
     expected = np.nonzero((first.max(axis=1) < SECOND_OPINION) & spanish[first.argmax(axis=1)])[0]
-    assert 0 < len(expected) <= MAX_SECOND and len(asked) == 1 and len(asked[0]) == len(expected)
-    assert (combined[expected, F] >= 0.5).all()  # the second opinion counted half
+    assert 0 < len(expected) <= MAX_SECOND and len(asked) == 2 and all(len(a) == len(expected) for a in asked)
+    assert (combined[expected, F] > 0.66).all()  # each model's reading counted a third
     others = np.setdiff1d(np.arange(len(crops)), expected)
     assert np.array_equal(combined[others].argmax(axis=1), lean_to_foreign(first[others]).argmax(axis=1))

@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import SHARED
 from vision.board import render as R
 from vision.board.classify import default_classifier
-from vision.board.find import find_board
+from vision.board.find import BoardFind, find_board, grid_shift, refine_board
 from vision.board.geometry import image_corners, quarter_turn_matrix, rotate_board_frame
 from vision.board.labels import is_tile
 from vision.board.reading import classify_board
@@ -103,6 +103,20 @@ def test_a_grid_whose_colours_do_not_follow_the_layout_is_no_board() -> None:
     image[inside] = back[inside]
     found = find_board(image)
     assert not found.found and found.reason
+
+
+def test_a_refit_that_stays_on_the_checked_grid_keeps_its_layout_check_and_one_a_cell_off_is_judged() -> None:
+    frame = R.render(_scene(7))
+    first = find_board(frame.image)
+    assert first.found and first.image_from_board is not None, first.reason
+    kept = refine_board(frame.image, first.image_from_board, passes=1, checked=first)
+    assert kept.found and kept.details.get("layout_kept") == 1.0
+    assert kept.image_from_board is not None and grid_shift(first.image_from_board, kept.image_from_board) < 0.1
+    one_cell_off = first.image_from_board @ np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    assert grid_shift(first.image_from_board, one_cell_off) == pytest.approx(1.0)
+    elsewhere = BoardFind(True, "", one_cell_off, first.layout_score, first.pitch, first.details)
+    judged = refine_board(frame.image, first.image_from_board, passes=1, checked=elsewhere)
+    assert judged.found and "layout_kept" not in judged.details and "premium" in judged.details
 
 
 def test_finds_the_board_on_a_table_of_its_own_hue() -> None:

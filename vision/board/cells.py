@@ -40,14 +40,11 @@ def normalise_board(canvas: NDArray[np.uint8]) -> NDArray[np.uint8]:
     sample = canvas[CONTEXT_PX:-CONTEXT_PX:5, CONTEXT_PX:-CONTEXT_PX:5].reshape(-1, 3).astype(np.float32)
     lo = np.percentile(sample, 1.0, axis=0)
     hi = np.percentile(sample, 99.0, axis=0)
-    lut = np.empty((3, 256), np.uint8)
+    lut = np.empty((256, 1, 3), np.uint8)  # level -> the three channels' new levels (cv2.LUT)
     levels = np.arange(256, dtype=np.float32)
     for ch in range(3):
-        lut[ch] = np.clip((levels - lo[ch]) * 255.0 / max(float(hi[ch] - lo[ch]), 8.0), 0, 255).astype(np.uint8)
-    out = np.empty_like(canvas)
-    for ch in range(3):
-        out[..., ch] = lut[ch][canvas[..., ch]]
-    return out
+        lut[:, 0, ch] = np.clip((levels - lo[ch]) * 255.0 / max(float(hi[ch] - lo[ch]), 8.0), 0, 255).astype(np.uint8)
+    return np.asarray(cv2.LUT(np.ascontiguousarray(canvas), lut), np.uint8)
 
 
 def cut_cells(canvas: NDArray[np.uint8]) -> NDArray[np.uint8]:

@@ -4,9 +4,10 @@
 ``cells.board_crops`` and returns ``N x 32`` probabilities over ``labels.CLASSES``
 (the class list is read from ``labels.json`` beside the model and must match).
 Crops it is unsure of are read again, moved and contrast-stretched, and the readings
-averaged; a Spanish letter it is still unsure of gets a second opinion from
-``board_cells_second.onnx`` (trained apart, on more fonts); and in a reading still
-unsure, a non-Spanish letter weighs more (see ``probabilities``).
+averaged; a Spanish letter it is still unsure of gets the opinions of
+``board_cells_second.onnx`` and ``board_cells_third.onnx`` (trained apart, on more fonts);
+and where a reading is still an unsure A, O, U or C, a non-Spanish letter weighs more
+(see ``probabilities``).
 One thread: the reader runs beside other cameras and the web app.
 """
 
@@ -27,17 +28,22 @@ from .labels import CLASSES, COVERED, EMPTY, FOREIGN, SPANISH
 
 MODEL_DIR: Final = Path(__file__).resolve().parents[2] / "models" / "board"
 MODEL_PATH: Final = MODEL_DIR / "board_cells.onnx"
-SECOND_PATH: Final = MODEL_DIR / "board_cells_second.onnx"
-SECOND_OPINION: Final = 0.8  # a Spanish letter read with less confidence is read by the second model too
-MAX_SECOND: Final = 10  # at most this many a board (the least sure): ~4 ms at worst
+OPINION_PATHS: Final = (MODEL_DIR / "board_cells_second.onnx", MODEL_DIR / "board_cells_third.onnx")
+SECOND_OPINION: Final = 0.8  # a Spanish letter read with less confidence is read by the other models too
+MAX_SECOND: Final = 10  # at most this many a board (the least sure): ~2-4 ms a model at worst
 FOREIGN_DOUBT: Final = 0.7  # a reading below this is unsure (the tracker asks the arbiter about it) ...
-FOREIGN_WEIGHT: Final = 3.0  # ... and in it a non-Spanish letter weighs this much more
+FOREIGN_WEIGHT: Final = 4.0  # ... and in it, when it reads ...
+# ... one of the Spanish letters that a non-Spanish letter is a diacritic away from (Ä Å Æ, Ö Ø Œ,
+# Ü, Ç), a non-Spanish letter weighs this much more: the dots a glare takes are the difference
+LOOKALIKES: Final = ("A", "O", "U", "C")
 UNSURE: Final = 0.8  # a crop read with less confidence is read again, moved (see ``probabilities``)
 MAX_UNSURE: Final = 6  # at most 30 more crops: ~2.5 ms on one core
+OPINION_UNSURE: Final = 3  # an opinion model re-reads at most this many of the crops put to it
 SHIFT_PX: Final = 2
 _BARE: Final = [CLASSES.index(EMPTY), CLASSES.index(COVERED)]
 _FOREIGN: Final = CLASSES.index(FOREIGN)
 _SPANISH: Final = np.array([name in SPANISH for name in CLASSES])
+_LOOKALIKE: Final = np.array([name in LOOKALIKES for name in CLASSES])
 
 
 class ModelError(RuntimeError):
@@ -55,8 +61,11 @@ class CellReading:
 class CellClassifier:
     """The ONNX cell classifier (see the module docstring)."""
 
-    def __init__(self, path: Path | str = MODEL_PATH, second: Path | str | None = SECOND_PATH) -> None:
-        """``second``: the second-opinion model (None, or a missing file: none)."""
+    def __init__(
+        self, path: Path | str = MODEL_PATH, opinions: tuple[Path | str, ...] = OPINION_PATHS, max_unsure: int = MAX_UNSURE
+    ) -> None:
+        """``opinions``: the models asked about unsure Spanish letters (a missing file is skipped);
+        ``max_unsure``: how many crops at most are re-read (``model_probabilities``)."""
         path = Path(path)
         if not path.is_file():
             raise ModelError(f"no existe el modelo de casillas {str(path)!r}")
@@ -71,32 +80,35 @@ class CellClassifier:
         options.log_severity_level = 3
         self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         self._input = self._session.get_inputs()[0].name
-        self._second = CellClassifier(second, None) if second is not None and Path(second).is_file() else None
+        self._opinions = tuple(CellClassifier(other, (), OPINION_UNSURE) for other in opinions if Path(other).is_file())
+        self._max_unsure = max_unsure
 
     def probabilities(self, crops: NDArray[np.uint8]) -> NDArray[np.float32]:
         """``N x 40 x 40 x 3`` uint8 crops -> ``N x 32`` class probabilities.
 
         Each crop is read (``model_probabilities``, re-reading the unsure ones); a crop read as a
         Spanish letter with less than ``SECOND_OPINION`` confidence (the ``MAX_SECOND``
-        least sure of them) is read by the second model too and the two readings are
-        averaged (two models trained apart rarely share a misreading); last, where the
-        reading is still below ``FOREIGN_DOUBT``, the non-Spanish class weighs
-        ``FOREIGN_WEIGHT`` times more: a washed-out Ö must not become an O (issue 6). Chosen on renders of development seeds, with the real
-        held-out photos unchanged (``models/board/MODEL_CARD.md``)."""
+        least sure of them) is read by the opinion models too and the readings are
+        averaged (models trained apart rarely share a misreading); last, where the
+        reading is still an A, O, U or C below ``FOREIGN_DOUBT``, the non-Spanish class weighs
+        ``FOREIGN_WEIGHT`` times more: a washed-out Ö must not become an O (issue 6). Chosen on
+        renders of development seeds, with the real held-out photos unchanged
+        (``models/board/MODEL_CARD.md``)."""
         probabilities = self.model_probabilities(crops)
-        if self._second is not None and len(crops):
+        if self._opinions and len(crops):
             best, sure = probabilities.argmax(axis=1), probabilities.max(axis=1)
             doubtful = np.nonzero((sure < SECOND_OPINION) & _SPANISH[best])[0]
             doubtful = doubtful[np.argsort(sure[doubtful])][:MAX_SECOND]  # the least sure: a bounded cost
             if len(doubtful):
-                probabilities[doubtful] = (probabilities[doubtful] + self._second.model_probabilities(crops[doubtful])) / 2
+                read = [probabilities[doubtful]] + [other.model_probabilities(crops[doubtful]) for other in self._opinions]
+                probabilities[doubtful] = np.mean(read, axis=0)
         return lean_to_foreign(probabilities)
 
     def model_probabilities(self, crops: NDArray[np.uint8]) -> NDArray[np.float32]:
         """This model's own reading, the unsure crops re-read: no second opinion, no lean to
         ``*`` (what ``orientation`` compares across turns).
 
-        A crop read with less than ``UNSURE`` confidence (at most ``MAX_UNSURE`` of them,
+        A crop read with less than ``UNSURE`` confidence (at most ``max_unsure`` of them,
         the least sure first; not one read as a non-Spanish letter) is read again moved by ``SHIFT_PX`` in four directions and,
         unless first read as empty or covered, with its own contrast stretched
         (``local_contrast``: glare or a shadow on that square); the readings are averaged."""
@@ -107,7 +119,7 @@ class CellClassifier:
         probabilities = self._run(crops)
         # a crop first read as a non-Spanish letter stays so: re-reading never makes it Spanish
         confidence = np.where(probabilities.argmax(axis=1) == _FOREIGN, 1.0, probabilities.max(axis=1))
-        unsure = np.argsort(confidence)[: min(MAX_UNSURE, int((confidence < UNSURE).sum()))]
+        unsure = np.argsort(confidence)[: min(self._max_unsure, int((confidence < UNSURE).sum()))]
         if len(unsure):
             # stretching a bare square's own contrast makes it look like a blank tile
             bare = np.isin(probabilities[unsure].argmax(axis=1), _BARE)
@@ -154,8 +166,9 @@ def local_contrast(crops: NDArray[np.uint8]) -> NDArray[np.uint8]:
 
 
 def lean_to_foreign(probabilities: NDArray[np.float32]) -> NDArray[np.float32]:
-    """Rows below ``FOREIGN_DOUBT`` with the non-Spanish class weighed ``FOREIGN_WEIGHT``, renormalised."""
-    unsure = probabilities.max(axis=1) < FOREIGN_DOUBT
+    """Rows reading one of ``LOOKALIKES`` below ``FOREIGN_DOUBT``, with the non-Spanish class weighed
+    ``FOREIGN_WEIGHT``, renormalised."""
+    unsure = (probabilities.max(axis=1) < FOREIGN_DOUBT) & _LOOKALIKE[probabilities.argmax(axis=1)]
     if not unsure.any():
         return probabilities
     out = probabilities.copy()

@@ -28,7 +28,8 @@ quarter, better than the grid shifted one cell and than the grid moved up to two
 on the real colours there; a grid found from an outline must also stay put when
 refitted from itself.
 ``refine_board`` re-runs (2)-(3) from a known homography (a camera kept on the
-same board: cheaper and steadier).
+same board: cheaper and steadier); the premium layout is judged again only when the grid
+has moved from the one last judged (``checked``).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from numpy.typing import NDArray
 from rules_core.board import PREMIUMS, Premium
 
 from .geometry import (
+    GRID_CORNERS,
     SIZE,
     FloatArray,
     apply_homography,
@@ -58,6 +60,7 @@ from .geometry import (
 WORK_SIDE: Final = 640  # the mask is made on the frame scaled to this longest side
 CANVAS_CELL: Final = 32  # pixels per cell when the grid is warped square for fitting
 CANVAS_MARGIN: Final = 1.0  # cells of margin around the grid in that warp
+SAME_GRID_CELLS: Final = 0.1  # a refit moving no grid corner further is the grid already checked
 MIN_BOARD_FRACTION: Final = 0.02  # the board covers at least this much of the frame
 QUAD_SLACK: Final = 0.12  # spare canvas around the green outline, as a fraction of it
 PREMIUM_PATCH_MAX: Final = 0.01  # a premium square's patch is at most this much of the frame
@@ -166,8 +169,14 @@ def refine_board(
     image_from_board: FloatArray,
     *,
     passes: int = 2,
+    checked: BoardFind | None = None,
 ) -> BoardFind:
-    """Refit the grid near a known homography and check the premium layout."""
+    """Refit the grid near a known homography and check the premium layout.
+
+    ``checked``: a grid that passed every check on an earlier frame of this camera. While
+    the refit grid stays within ``SAME_GRID_CELLS`` of it, the same squares lie under the
+    same lines and the layout is not judged again (~3 ms of a tracking frame); the result's
+    ``details`` then say ``layout_kept``."""
     _check_image(image)
     current = np.asarray(image_from_board, np.float64)
     fit = 0.0
@@ -181,6 +190,9 @@ def refine_board(
     current = rotate_board_frame(current, upright_turn(current))
     if not _plausible(current, image.shape):
         return not_found("la cuadrícula hallada no tiene forma de tablero")
+    if checked is not None and checked.image_from_board is not None and grid_shift(checked.image_from_board, current) < SAME_GRID_CELLS:
+        kept = {**checked.details, "lines": fit, "layout_kept": 1.0}
+        return BoardFind(True, "", current, checked.layout_score, cell_pitch(current), kept)
     score, details = layout_match(image, current)
     if details["premium"] < LAYOUT_MIN_PREMIUM or details["plain"] < LAYOUT_MIN_PLAIN:
         return not_found("los colores de las casillas no siguen el diseño del tablero", **details)
@@ -190,6 +202,13 @@ def refine_board(
     if details["margin"] < LAYOUT_MIN_MARGIN or details["offset_margin"] < LAYOUT_MIN_OFFSET_MARGIN:
         return not_found("la cuadrícula podría estar desplazada una casilla", **details)
     return BoardFind(True, "", current, score, cell_pitch(current), details)
+
+
+def grid_shift(before: FloatArray, after: FloatArray) -> float:
+    """How far (in cells, the largest over the grid's four corners) ``after`` puts the
+    grid from where ``before`` puts it."""
+    moved = apply_homography(np.linalg.inv(before) @ after, GRID_CORNERS)
+    return float(np.abs(moved - GRID_CORNERS).max())
 
 
 def _check_image(image: NDArray[np.uint8]) -> None:
@@ -556,20 +575,37 @@ def _follow_lines(
     shift = np.clip(np.where(curvature < 0, 0.5 * (left - right) / safe, 0.0), -0.5, 0.5)
     xs = centres[None, :] + offsets[k] + shift  # BANDS x 16
     ys = 0.5 * (edges[:-1] + edges[1:])  # BANDS
-    lines: list[tuple[float, float] | None] = []
-    for i in range(SIZE + 1):
-        seen = strength[:, i] > 1.0
-        if seen.sum() < 2:
-            lines.append(None)
-            continue
-        x, y, w = xs[seen, i], ys[seen], strength[seen, i]
-        keep = np.abs(x - np.median(x)) < cell * max(0.2, reach_cells * 0.6)
-        if keep.sum() < 2:
-            lines.append(None)
-            continue
-        m, b = np.polyfit(y[keep], x[keep], 1, w=np.sqrt(w[keep]))
-        lines.append((float(m), float(b)))
-    return lines if sum(line is not None for line in lines) > SIZE // 2 else None
+    seen = strength > 1.0  # BANDS x 16
+    keep = seen & (np.abs(xs - _column_medians(xs, seen)) < cell * max(0.2, reach_cells * 0.6))
+    m, b = _weighted_lines(ys, xs, np.where(keep, strength, 0.0).astype(np.float64))
+    fitted = (seen.sum(axis=0) >= 2) & (keep.sum(axis=0) >= 2)
+    lines = [(float(m[i]), float(b[i])) if fitted[i] else None for i in range(SIZE + 1)]
+    return lines if int(fitted.sum()) > SIZE // 2 else None
+
+
+def _column_medians(values: NDArray[np.float64], chosen: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """The median of each column's ``chosen`` values (``np.median``'s; any value for a column with none)."""
+    count = chosen.sum(axis=0)
+    ordered = np.sort(np.where(chosen, values, np.inf), axis=0)
+    columns = np.arange(values.shape[1])
+    low, high = np.maximum((count - 1) // 2, 0), np.maximum(count // 2, 0)
+    return np.asarray(0.5 * (ordered[low, columns] + ordered[np.minimum(high, len(values) - 1), columns]), np.float64)
+
+
+def _weighted_lines(
+    y: NDArray[np.float64], x: NDArray[np.float64], weight: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per column, ``(m, b)`` of ``x = m * y + b`` by least squares weighted by ``weight`` (what
+    ``np.polyfit(y, x, 1, w=sqrt(weight))`` gives); ``y`` is shared by the columns. Columns with
+    fewer than two weighted points get meaningless values."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = weight.sum(axis=0)
+        y_mean = (weight * y[:, None]).sum(axis=0) / s
+        x_mean = (weight * x).sum(axis=0) / s
+        dy, dx = y[:, None] - y_mean, x - x_mean  # centred: no cancellation
+        m = (weight * dx * dy).sum(axis=0) / (weight * dy * dy).sum(axis=0)
+        b = x_mean - m * y_mean
+    return m, b
 
 
 # -- (3) checks ----------------------------------------------------------------------

@@ -194,6 +194,7 @@ class BoardTracker:
         self.status = TrackerStatus(self.camera)
         self._classifier = self.classifier or default_classifier()
         self._upright: FloatArray | None = None  # image_from_board, row A facing the image top
+        self._checked: BoardFind | None = None  # the last grid whose premium layout was judged (see ``refine_board``)
         self._turn: int | None = self.settings.turn
         self._previous: NDArray[np.float32] | None = None
         self._history: deque[tuple[float, Labels, NDArray[np.float32]]] = deque(maxlen=64)
@@ -310,6 +311,7 @@ class BoardTracker:
     def use_calibration(self, image_from_board: FloatArray, turn: int | None) -> None:
         """Start from a calibration: the grid (upright: row A towards the image top) and the turn."""
         self._upright = np.asarray(image_from_board, np.float64)
+        self._checked = None
         self._last_fit = -1e9
         self._lost = 0
         if turn is not None:
@@ -366,7 +368,7 @@ class BoardTracker:
         image = frame.image
         found: BoardFind | None = None
         if self._upright is not None:
-            found = refine_board(image, self._upright, passes=1)
+            found = refine_board(image, self._upright, passes=1, checked=self._checked)
         if found is None or not found.found:
             if self._upright is not None:
                 self._lost += 1
@@ -376,6 +378,8 @@ class BoardTracker:
         if found.found and found.image_from_board is not None:
             was_lost = self._upright is None
             self._upright = found.image_from_board
+            if "layout_kept" not in found.details:
+                self._checked = found  # the layout was judged on this frame
             self._last_fit = frame.t
             self._lost = 0
             self.status.board_found = True
@@ -384,6 +388,7 @@ class BoardTracker:
             return []
         if self._upright is not None:
             self._upright = None
+            self._checked = None
             self._history.clear()
             self.status.board_found = False
             self.status.status = "sin tablero"
