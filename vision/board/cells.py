@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .geometry import SIZE, FloatArray, board_to_canvas
+from .percentiles import channel_percentiles
 
 CELL_PX: Final = 32
 CONTEXT_PX: Final = 4
@@ -37,9 +38,9 @@ def warp_board(image: NDArray[np.uint8], image_from_board: FloatArray) -> NDArra
 
 def normalise_board(canvas: NDArray[np.uint8]) -> NDArray[np.uint8]:
     """Each colour channel stretched so its 1st..99th percentiles over the board span 0..255."""
-    sample = canvas[CONTEXT_PX:-CONTEXT_PX:5, CONTEXT_PX:-CONTEXT_PX:5].reshape(-1, 3).astype(np.float32)
-    lo = np.percentile(sample, 1.0, axis=0)
-    hi = np.percentile(sample, 99.0, axis=0)
+    sample = canvas[CONTEXT_PX:-CONTEXT_PX:5, CONTEXT_PX:-CONTEXT_PX:5].reshape(-1, 3)
+    lo = channel_percentiles(sample, 1.0)
+    hi = channel_percentiles(sample, 99.0)
     lut = np.empty((256, 1, 3), np.uint8)  # level -> the three channels' new levels (cv2.LUT)
     levels = np.arange(256, dtype=np.float32)
     for ch in range(3):

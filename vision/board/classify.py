@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 
 from .cells import CONTEXT_PX
 from .labels import CLASSES, COVERED, EMPTY, FOREIGN, SPANISH
+from .percentiles import row_percentiles
 
 MODEL_DIR: Final = Path(__file__).resolve().parents[2] / "models" / "board"
 MODEL_PATH: Final = MODEL_DIR / "board_cells.onnx"
@@ -159,9 +160,10 @@ def local_contrast(crops: NDArray[np.uint8]) -> NDArray[np.uint8]:
     """Each crop's channels stretched so the 2nd..98th percentiles of its middle (the cell
     without its neighbours' margin) span 0..255."""
     values = crops.astype(np.float32)
-    middle = values[:, CONTEXT_PX:-CONTEXT_PX, CONTEXT_PX:-CONTEXT_PX].reshape(len(crops), -1, 3)
-    lo = np.percentile(middle, 2.0, axis=1)[:, None, None, :]
-    hi = np.percentile(middle, 98.0, axis=1)[:, None, None, :]
+    middle = crops[:, CONTEXT_PX:-CONTEXT_PX, CONTEXT_PX:-CONTEXT_PX].reshape(len(crops), -1, 3)
+    rows = np.ascontiguousarray(middle.transpose(0, 2, 1)).reshape(len(crops) * 3, -1)  # crop-major, then channel
+    lo = row_percentiles(rows, 2.0).reshape(len(crops), 1, 1, 3)
+    hi = row_percentiles(rows, 98.0).reshape(len(crops), 1, 1, 3)
     return np.asarray(np.clip((values - lo) * (255.0 / np.maximum(hi - lo, 24.0)), 0, 255), np.uint8)
 
 

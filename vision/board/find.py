@@ -45,6 +45,7 @@ from numpy.typing import NDArray
 
 from rules_core.board import PREMIUMS, Premium
 
+from .percentiles import row_percentiles
 from .geometry import (
     GRID_CORNERS,
     SIZE,
@@ -425,9 +426,11 @@ def _clockwise(points: FloatArray) -> FloatArray:
 # -- (2) the grid lines --------------------------------------------------------------
 
 
-def _stretch_gray(canvas: NDArray[np.float32]) -> NDArray[np.float32]:
-    lo, hi = np.percentile(canvas[::3, ::3], (1.0, 99.0))
-    return np.asarray((canvas - lo) * (255.0 / max(float(hi - lo), 8.0)), np.float32)
+def _stretch_gray(gray: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """Levels stretched so the 1st..99th percentiles span 0..255 (not clipped)."""
+    sample = np.ascontiguousarray(gray[::3, ::3]).reshape(1, -1)
+    lo, hi = row_percentiles(sample, 1.0, np.float64)[0], row_percentiles(sample, 99.0, np.float64)[0]
+    return np.asarray((gray.astype(np.float32) - lo) * (255.0 / max(float(hi - lo), 8.0)), np.float32)
 
 
 def _line_responses(canvas: NDArray[np.float32], cell: float) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
@@ -472,7 +475,7 @@ def _canvas_lines(image: NDArray[np.uint8], canvas_from_image: FloatArray, side:
     found in: the per-pixel minimum channel, stretched (only the canvas is processed)."""
     canvas = cv2.warpPerspective(image, canvas_from_image, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     b, g, r = cv2.split(canvas)
-    return _stretch_gray(np.asarray(cv2.min(cv2.min(b, g), r), np.float32))
+    return _stretch_gray(np.asarray(cv2.min(cv2.min(b, g), r), np.uint8))
 
 
 def _fit_grid_global(image: NDArray[np.uint8], image_from_canvas: FloatArray, side: int) -> Iterator[FloatArray]:
