@@ -32,11 +32,9 @@ MODEL_PATH: Final = MODEL_DIR / "board_cells.onnx"
 OPINION_PATHS: Final = (MODEL_DIR / "board_cells_second.onnx", MODEL_DIR / "board_cells_third.onnx")
 SECOND_OPINION: Final = 0.8  # a Spanish letter read with less confidence is read by the other models too
 MAX_SECOND: Final = 10  # at most this many a board (the least sure): ~2-4 ms a model at worst
-FOREIGN_DOUBT: Final = 0.7  # a reading below this is unsure (the tracker asks the arbiter about it) ...
-FOREIGN_WEIGHT: Final = 4.0  # ... and in it, when it reads ...
-# ... one of the Spanish letters that a non-Spanish letter is a diacritic away from (Ä Å Æ, Ö Ø Œ,
-# Ü, Ç), a non-Spanish letter weighs this much more: the dots a glare takes are the difference
-LOOKALIKES: Final = ("A", "O", "U", "C")
+FOREIGN_DOUBT: Final = 0.7  # a reading below this is unsure (the tracker asks the arbiter about it)
+FOREIGN_WEIGHT: Final = 4.0  # how much more the non-Spanish class weighs in an unsure reading of ...
+LOOKALIKES: Final = ("A", "O", "U", "C")  # ... these: with a diacritic a glare can take, Ä Å Æ, Ö Ø Œ, Ü, Ç
 UNSURE: Final = 0.8  # a crop read with less confidence is read again, moved (see ``probabilities``)
 MAX_UNSURE: Final = 6  # at most 30 more crops: ~2.5 ms on one core
 OPINION_UNSURE: Final = 3  # an opinion model re-reads at most this many of the crops put to it

@@ -45,7 +45,6 @@ from numpy.typing import NDArray
 
 from rules_core.board import PREMIUMS, Premium
 
-from .percentiles import row_percentiles
 from .geometry import (
     GRID_CORNERS,
     SIZE,
@@ -57,6 +56,7 @@ from .geometry import (
     rotate_board_frame,
     upright_turn,
 )
+from .percentiles import row_percentiles
 
 WORK_SIDE: Final = 640  # the mask is made on the frame scaled to this longest side
 CANVAS_CELL: Final = 32  # pixels per cell when the grid is warped square for fitting
@@ -591,8 +591,8 @@ def _column_medians(values: NDArray[np.float64], chosen: NDArray[np.bool_]) -> N
     count = chosen.sum(axis=0)
     ordered = np.sort(np.where(chosen, values, np.inf), axis=0)
     columns = np.arange(values.shape[1])
-    low, high = np.maximum((count - 1) // 2, 0), np.maximum(count // 2, 0)
-    return np.asarray(0.5 * (ordered[low, columns] + ordered[np.minimum(high, len(values) - 1), columns]), np.float64)
+    low, high = np.maximum((count - 1) // 2, 0), np.minimum(count // 2, len(values) - 1)
+    return np.asarray(0.5 * (ordered[low, columns] + ordered[high, columns]), np.float64)
 
 
 def _weighted_lines(
