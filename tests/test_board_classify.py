@@ -8,7 +8,7 @@ import numpy as np
 
 from vision.board import render as R
 from vision.board.cells import board_crops
-from vision.board.classify import FOREIGN_DOUBT, MAX_SECOND, OPINION_PATHS, SECOND_OPINION, CellClassifier, lean_to_foreign
+from vision.board.classify import FOREIGN_DOUBT, MAX_ASKED, OPINION_PATHS, OPINION_BELOW, CellClassifier, lean_to_foreign
 from vision.board.labels import CLASSES, FOREIGN, SPANISH
 
 F, O, B = CLASSES.index(FOREIGN), CLASSES.index("O"), CLASSES.index("B")
@@ -52,8 +52,8 @@ def test_only_spanish_letters_read_unsure_are_asked_of_the_other_models() -> Non
         other.model_probabilities = opinion  # type: ignore[method-assign]
     combined = classifier.probabilities(crops)
     spanish = np.array([name in SPANISH for name in CLASSES])
-    expected = np.nonzero((first.max(axis=1) < SECOND_OPINION) & spanish[first.argmax(axis=1)])[0]
-    assert 0 < len(expected) <= MAX_SECOND and len(asked) == 2 and all(len(a) == len(expected) for a in asked)
+    expected = np.nonzero((first.max(axis=1) < OPINION_BELOW) & spanish[first.argmax(axis=1)])[0]
+    assert 0 < len(expected) <= MAX_ASKED and len(asked) == 2 and all(len(a) == len(expected) for a in asked)
     assert (combined[expected, F] > 0.66).all()  # each model's reading counted a third
     others = np.setdiff1d(np.arange(len(crops)), expected)
     assert np.array_equal(combined[others].argmax(axis=1), lean_to_foreign(first[others]).argmax(axis=1))

@@ -30,8 +30,8 @@ from .percentiles import row_percentiles
 MODEL_DIR: Final = Path(__file__).resolve().parents[2] / "models" / "board"
 MODEL_PATH: Final = MODEL_DIR / "board_cells.onnx"
 OPINION_PATHS: Final = (MODEL_DIR / "board_cells_second.onnx", MODEL_DIR / "board_cells_third.onnx")
-SECOND_OPINION: Final = 0.8  # a Spanish letter read with less confidence is read by the other models too
-MAX_SECOND: Final = 10  # at most this many a board (the least sure): ~2-4 ms a model at worst
+OPINION_BELOW: Final = 0.8  # a Spanish letter read with less confidence is read by the other models too
+MAX_ASKED: Final = 10  # at most this many a board (the least sure): ~2-4 ms a model at worst
 FOREIGN_DOUBT: Final = 0.7  # a reading below this is unsure (the tracker asks the arbiter about it)
 FOREIGN_WEIGHT: Final = 4.0  # how much more the non-Spanish class weighs in an unsure reading of ...
 LOOKALIKES: Final = ("A", "O", "U", "C")  # ... these: with a diacritic a glare can take, Ä Å Æ, Ö Ø Œ, Ü, Ç
@@ -86,7 +86,7 @@ class CellClassifier:
         """``N x 40 x 40 x 3`` uint8 crops -> ``N x 32`` class probabilities.
 
         Each crop is read (``model_probabilities``, re-reading the unsure ones); a crop read as a
-        Spanish letter with less than ``SECOND_OPINION`` confidence (the ``MAX_SECOND``
+        Spanish letter with less than ``OPINION_BELOW`` confidence (the ``MAX_ASKED``
         least sure of them) is read by the opinion models too and the readings are
         averaged (models trained apart rarely share a misreading); last, where the
         reading is still an A, O, U or C below ``FOREIGN_DOUBT``, the non-Spanish class weighs
@@ -96,8 +96,8 @@ class CellClassifier:
         probabilities = self.model_probabilities(crops)
         if self._opinions and len(crops):
             best, sure = probabilities.argmax(axis=1), probabilities.max(axis=1)
-            doubtful = np.nonzero((sure < SECOND_OPINION) & _SPANISH[best])[0]
-            doubtful = doubtful[np.argsort(sure[doubtful])][:MAX_SECOND]  # the least sure: a bounded cost
+            doubtful = np.nonzero((sure < OPINION_BELOW) & _SPANISH[best])[0]
+            doubtful = doubtful[np.argsort(sure[doubtful])][:MAX_ASKED]  # the least sure: a bounded cost
             if len(doubtful):
                 read = [probabilities[doubtful]] + [other.model_probabilities(crops[doubtful]) for other in self._opinions]
                 probabilities[doubtful] = np.mean(read, axis=0)

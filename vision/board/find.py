@@ -191,7 +191,11 @@ def refine_board(
     current = rotate_board_frame(current, upright_turn(current))
     if not _plausible(current, image.shape):
         return not_found("la cuadrícula hallada no tiene forma de tablero")
-    if checked is not None and checked.image_from_board is not None and grid_shift(checked.image_from_board, current) < SAME_GRID_CELLS:
+    if (
+        checked is not None
+        and checked.image_from_board is not None
+        and grid_shift(checked.image_from_board, current) < SAME_GRID_CELLS
+    ):
         kept = {**checked.details, "lines": fit, "layout_kept": 1.0}
         return BoardFind(True, "", current, checked.layout_score, cell_pitch(current), kept)
     score, details = layout_match(image, current)
