@@ -182,3 +182,21 @@ def test_a_sure_play_of_the_round_being_played_settles_an_unreadable_round_numbe
     assert (settled.round, settled.verdict, settled.flags) == (4, "accepted", ())
     (ambiguous,) = reader.read_slip(blank_round, rounds_apart, rounds=range(1, 10), current=4)
     assert ambiguous.verdict == "flagged" and "position_unknown" in ambiguous.flags
+
+
+def test_the_tilde_of_an_n_is_no_second_play_but_a_second_row_is() -> None:
+    """D.III.20.2: two rows of writing in the word box are two plays; the tilde of Ñ drawn apart above its N
+    is a row of ink of its own, but a low one, and no play."""
+    import cv2
+
+    from vision.slips.reader import text_rows
+
+    box = np.full((92, 536), 230, np.uint8)
+    cv2.putText(box, "NENGUE", (20, 86), cv2.FONT_HERSHEY_SIMPLEX, 2.0, 40, 4)
+    wave = np.array([(22 + 2 * i, 18 - int(7 * np.sin(i / 3.0))) for i in range(18)], np.int32)
+    cv2.polylines(box, [wave], False, 40, 6)  # the tilde, a few pixels clear of the N
+    assert text_rows(box) == 1
+    two = np.full((92, 536), 230, np.uint8)
+    cv2.putText(two, "CASA", (20, 38), cv2.FONT_HERSHEY_SIMPLEX, 1.2, 40, 3)
+    cv2.putText(two, "CASO", (20, 84), cv2.FONT_HERSHEY_SIMPLEX, 1.2, 40, 3)
+    assert text_rows(two) == 2

@@ -111,18 +111,22 @@ def join_line(coordinate: np.ndarray, word: np.ndarray) -> np.ndarray:
 
 
 def text_rows(gray: np.ndarray) -> int:
-    """How many separate rows of writing a box holds (two rows: two plays written, D.III.20.2)."""
+    """How many separate rows of writing a box holds (two rows: two plays written, D.III.20.2).
+
+    A row is a band of inked pixel rows at least a fifth of the box high and at least half as high
+    as the tallest band: the tilde of an Ñ, drawn apart above its N, is a band of its own but a low one.
+    """
     ink = ink_of(gray) > 0.4
     profile = ink.sum(axis=1) > max(2, 0.01 * ink.shape[1])
-    rows, run = 0, 0
+    bands, run = [], 0
     for on in list(profile) + [False]:
         if on:
             run += 1
         else:
             if run >= 0.2 * len(profile):
-                rows += 1
+                bands.append(run)
             run = 0
-    return rows
+    return sum(1 for band in bands if band >= 0.5 * max(bands))
 
 
 def _same_position(a: Position, b: Position) -> bool:
