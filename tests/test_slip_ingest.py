@@ -135,3 +135,20 @@ def test_a_restart_mid_batch_loses_nothing_and_reads_nothing_twice(tmp_path: Pat
     again = Recorder()
     Ingestor(inbox, state, again).poll()
     assert again.calls == []
+
+
+def test_a_transparent_background_is_white_paper_and_sixteen_bit_greys_are_scaled() -> None:
+    """A play cut out by a drawing app is black ink on transparent pixels (their colour black too): read
+    as paper it stays legible; a 16-bit grey scan keeps its greys."""
+    rgba = np.zeros((40, 120, 4), np.uint8)
+    rgba[15:25, 10:110, 3] = 255  # a black stroke, everything else transparent black
+    buffer = io.BytesIO()
+    Image.fromarray(rgba, "RGBA").save(buffer, "PNG")
+    grey = next(split_pages(buffer.getvalue(), "jugada.png"))
+    assert grey[0, 0] == 255 and grey[20, 60] == 0
+    deep = np.full((40, 120), 60000, np.uint16)
+    deep[15:25, 10:110] = 5000
+    buffer = io.BytesIO()
+    Image.fromarray(deep).save(buffer, "PNG")
+    grey = next(split_pages(buffer.getvalue(), "escaneo16.png"))
+    assert abs(int(grey[0, 0]) - 233) <= 1 and abs(int(grey[20, 60]) - 19) <= 1

@@ -100,7 +100,7 @@ def split_pages(data: bytes, name: str) -> Iterator[np.ndarray]:
             if index >= MAX_PAGES:
                 raise RefusedFile(f"{name}: más de {MAX_PAGES} páginas")
             _check_size(frame.width, frame.height, name, index)
-            yield np.asarray(frame.convert("L"), dtype=np.uint8).copy()
+            yield grey_page(frame)
             count += 1
     except RefusedFile:
         raise
@@ -108,6 +108,19 @@ def split_pages(data: bytes, name: str) -> Iterator[np.ndarray]:
         raise RefusedFile(f"{name}: imagen dañada o incompleta ({error.__class__.__name__})") from None
     if count == 0:
         raise RefusedFile(f"{name}: la imagen no tiene ninguna página")
+
+
+def grey_page(frame: Image.Image) -> np.ndarray:
+    """One decoded page as grey uint8: transparent pixels are white paper (a play cut out by a drawing app
+    keeps its ink and loses its background), 16-bit and float greys scaled to 0..255."""
+    if frame.mode in ("RGBA", "LA", "PA") or (frame.mode == "P" and "transparency" in frame.info):
+        paper = Image.new("RGBA", frame.size, (255, 255, 255, 255))
+        return np.asarray(Image.alpha_composite(paper, frame.convert("RGBA")).convert("L"), dtype=np.uint8).copy()
+    if frame.mode in ("I", "I;16", "I;16B", "I;16L", "F"):
+        values = np.asarray(frame, dtype=np.float64)
+        top = 65535.0 if frame.mode.startswith("I;16") else max(float(values.max()), 1.0)
+        return np.clip(values * (255.0 / top), 0, 255).round().astype(np.uint8)
+    return np.asarray(frame.convert("L"), dtype=np.uint8).copy()
 
 
 def _pdf_pages(data: bytes, name: str) -> Iterator[np.ndarray]:
