@@ -152,3 +152,18 @@ def test_a_transparent_background_is_white_paper_and_sixteen_bit_greys_are_scale
     Image.fromarray(deep).save(buffer, "PNG")
     grey = next(split_pages(buffer.getvalue(), "escaneo16.png"))
     assert abs(int(grey[0, 0]) - 233) <= 1 and abs(int(grey[20, 60]) - 19) <= 1
+
+
+def test_a_photo_stands_as_its_exif_orientation_says() -> None:
+    """Phones store a photo taken upright sideways with an orientation tag (EXIF 274): the page is
+    turned as the tag says before it is read, so a photographed play reads left to right."""
+    gray = np.full((40, 120), 230, np.uint8)
+    gray[:, :10] = 20  # ink along the stored image's left edge
+    image = Image.fromarray(gray)
+    exif = image.getexif()
+    exif[274] = 6  # "rotate 90° clockwise to display"
+    buffer = io.BytesIO()
+    image.save(buffer, "JPEG", exif=exif.tobytes())
+    page = next(split_pages(buffer.getvalue(), "foto.jpg"))
+    assert page.shape == (120, 40)
+    assert page[:10].mean() < 60 and page[-10:].mean() > 200  # the left edge is now the top

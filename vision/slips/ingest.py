@@ -38,7 +38,7 @@ from typing import Any, Final
 
 import cv2
 import numpy as np
-from PIL import Image, ImageSequence
+from PIL import Image, ImageOps, ImageSequence
 
 IMAGE_SUFFIXES: Final = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".pdf")
 MAX_FILE_BYTES: Final = 64 * 1024 * 1024
@@ -81,7 +81,9 @@ def _check_size(width: int, height: int, name: str, index: int) -> None:
 
 
 def split_pages(data: bytes, name: str) -> Iterator[np.ndarray]:
-    """The grey pages (uint8, rows = y) of an image or a multi-page PDF/TIFF; RefusedFile when it cannot be read."""
+    """The grey pages (uint8, rows = y) of an image or a multi-page PDF/TIFF; RefusedFile when it cannot be read.
+
+    An image is turned as its EXIF orientation says, and its transparent pixels are paper (``grey_page``)."""
     if len(data) > MAX_FILE_BYTES:
         raise RefusedFile(f"{name}: el archivo ocupa {len(data) // 1_000_000} MB, más de {MAX_FILE_BYTES // 1_000_000} MB")
     if not data:
@@ -100,7 +102,7 @@ def split_pages(data: bytes, name: str) -> Iterator[np.ndarray]:
             if index >= MAX_PAGES:
                 raise RefusedFile(f"{name}: más de {MAX_PAGES} páginas")
             _check_size(frame.width, frame.height, name, index)
-            yield grey_page(frame)
+            yield grey_page(ImageOps.exif_transpose(frame))  # a phone's photo stands as it was taken
             count += 1
     except RefusedFile:
         raise
