@@ -126,7 +126,8 @@ def text_rows(gray: np.ndarray) -> int:
             if run >= 0.2 * len(profile):
                 bands.append(run)
             run = 0
-    return sum(1 for band in bands if band >= 0.5 * max(bands))
+    tallest = max(bands, default=0)
+    return sum(1 for band in bands if band >= 0.5 * tallest)
 
 
 def _same_position(a: Position, b: Position) -> bool:
