@@ -48,11 +48,13 @@ def load_words(path: Path = LEXICON, limit: int = 200_000, seed: int = 0) -> lis
 class Emphasis:
     """What the lines stress (the defaults are the first training's): the share of lines whose word
     is drawn mostly from ``CONFUSABLE`` tiles, the share with circled blanks, and the share written
-    with a different writer for each glyph (more variety of hands per line)."""
+    with a different writer for each glyph (more variety of hands per line), and the share whose
+    glyphs are each bent by a random affine and elastic warp (letter shapes no font has)."""
 
     confusable: float = 0.0
     circled: float = 0.35
     mixed_writers: float = 0.0
+    warped: float = 0.0  # share of lines whose every glyph is bent anew (``WarpedWriter``)
 
 
 def _random_word(rng: np.random.Generator) -> str:
@@ -182,10 +184,39 @@ class MixedWriter:
         return hw.pick_writer(self.pool, rng).glyph(char, rng, pen)
 
 
+def warp_glyph(mask: hw.Mask, rng: np.random.Generator) -> hw.Mask:
+    """``mask`` (ink 1) bent as another hand might draw it: a random affine about its centre (squash,
+    stretch, shear both ways, a turn) and a local elastic warp of about a twentieth of its height."""
+    h, w = mask.shape
+    pad = max(h, w) // 2 + 2
+    big = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    turn = np.deg2rad(rng.normal(0, 4))
+    linear = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]]) @ np.array(
+        [[np.exp(rng.normal(0, 0.12)), rng.normal(0, 0.18)], [rng.normal(0, 0.08), np.exp(rng.normal(0, 0.08))]])
+    centre = np.array([big.shape[1] / 2, big.shape[0] / 2])
+    matrix = np.hstack([linear, (centre - linear @ centre)[:, None]]).astype(np.float32)
+    bent = cv2.warpAffine(big, matrix, (big.shape[1], big.shape[0]), flags=cv2.INTER_LINEAR)
+    bent = hw.elastic(bent, rng, h * float(rng.uniform(0.03, 0.08)), h * float(rng.uniform(0.08, 0.16)))
+    return hw.tight(bent, 0.05)
+
+
+@dataclass(eq=False)
+class WarpedWriter:
+    """``writer`` with each glyph bent anew by ``warp_glyph`` (training variety for hands never seen)."""
+
+    writer: hw.Writer
+    name: str = "warped"
+
+    def glyph(self, char: str, rng: np.random.Generator, pen: float) -> hw.Mask:
+        return warp_glyph(self.writer.glyph(char, rng, pen), rng)
+
+
 def _writer(pool: Sequence[hw.Writer], rng: np.random.Generator, emphasis: Emphasis) -> hw.Writer:
-    if emphasis.mixed_writers and rng.random() < emphasis.mixed_writers:
-        return MixedWriter(pool)
-    return hw.pick_writer(pool, rng)
+    writer: hw.Writer = MixedWriter(pool) if emphasis.mixed_writers and rng.random() < emphasis.mixed_writers \
+        else hw.pick_writer(pool, rng)  # fmt: skip
+    if emphasis.warped and rng.random() < emphasis.warped:
+        return WarpedWriter(writer)
+    return writer
 
 
 def make_sample(rng: np.random.Generator, words: Sequence[str], pool: Sequence[hw.Writer],

@@ -199,6 +199,7 @@ def main() -> None:
     parser.add_argument("--confusable", type=float, default=0.0, help="share of words stressing confusable tiles")
     parser.add_argument("--circled", type=float, default=0.35, help="share of play lines with circled blanks")
     parser.add_argument("--mixed-writers", type=float, default=0.0, help="share of lines mixing writers per glyph")
+    parser.add_argument("--warped", type=float, default=0.0, help="share of lines whose glyphs are each warped anew")
     args = parser.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -206,7 +207,7 @@ def main() -> None:
     device = torch.device(args.device)
     specs = args.model or [f"crnn:base:{args.lr}" + (f":{args.init}" if args.init else "")]
     runs = [Run.parse(spec, device) for spec in specs]
-    emphasis = synth.Emphasis(args.confusable, args.circled, args.mixed_writers)
+    emphasis = synth.Emphasis(args.confusable, args.circled, args.mixed_writers, args.warped)
     ctc = torch.nn.CTCLoss(blank=0, zero_infinity=True)
     loader = DataLoader(Lines(args.seed, args.batch, args.slip_share, emphasis), batch_size=None,
                         num_workers=args.workers, collate_fn=collate, prefetch_factor=4,
