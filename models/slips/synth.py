@@ -212,8 +212,8 @@ class WarpedWriter:
 
 
 def _writer(pool: Sequence[hw.Writer], rng: np.random.Generator, emphasis: Emphasis) -> hw.Writer:
-    writer: hw.Writer = MixedWriter(pool) if emphasis.mixed_writers and rng.random() < emphasis.mixed_writers \
-        else hw.pick_writer(pool, rng)  # fmt: skip
+    mixed = bool(emphasis.mixed_writers) and rng.random() < emphasis.mixed_writers
+    writer: hw.Writer = MixedWriter(pool) if mixed else hw.pick_writer(pool, rng)
     if emphasis.warped and rng.random() < emphasis.warped:
         return WarpedWriter(writer)
     return writer
