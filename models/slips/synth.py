@@ -24,6 +24,8 @@ from vision.slips import handwriting as hw
 from vision.slips.lineimage import prepare_line
 from vision.slips.tokens import encode
 
+from .allographs import SHAPES, AllographWriter
+
 ROWS: Final = "ABCDEFGHIJKLMNO"
 LETTERS: Final = ("A B C CH D E F G H I J L LL M N Ñ O P Q R RR S T U V X Y Z").split()
 # Tiles whose handwritten forms the recogniser confuses (model card, confusion.png): drawn more often
@@ -48,13 +50,16 @@ def load_words(path: Path = LEXICON, limit: int = 200_000, seed: int = 0) -> lis
 class Emphasis:
     """What the lines stress (the defaults are the first training's): the share of lines whose word
     is drawn mostly from ``CONFUSABLE`` tiles, the share with circled blanks, and the share written
-    with a different writer for each glyph (more variety of hands per line), and the share whose
-    glyphs are each bent by a random affine and elastic warp (letter shapes no font has)."""
+    with a different writer for each glyph (more variety of hands per line), the share whose
+    glyphs are each bent by a random affine and elastic warp (letter shapes no font has), and the
+    share whose writer draws some characters in shapes hands use and fonts lack (``allographs``)."""
 
     confusable: float = 0.0
     circled: float = 0.35
     mixed_writers: float = 0.0
     warped: float = 0.0  # share of lines whose every glyph is bent anew (``WarpedWriter``)
+    allographs: float = 0.0  # share of lines whose writer draws some characters as other hands do (``allographs``)
+    allograph_chars: str = "".join(SHAPES)  # the characters so drawn
 
 
 def _random_word(rng: np.random.Generator) -> str:
@@ -214,6 +219,8 @@ class WarpedWriter:
 def _writer(pool: Sequence[hw.Writer], rng: np.random.Generator, emphasis: Emphasis) -> hw.Writer:
     mixed = bool(emphasis.mixed_writers) and rng.random() < emphasis.mixed_writers
     writer: hw.Writer = MixedWriter(pool) if mixed else hw.pick_writer(pool, rng)
+    if emphasis.allographs and rng.random() < emphasis.allographs:
+        writer = AllographWriter(writer, float(rng.uniform(0.3, 1.0)), emphasis.allograph_chars)
     if emphasis.warped and rng.random() < emphasis.warped:
         return WarpedWriter(writer)
     return writer

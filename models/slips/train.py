@@ -38,7 +38,7 @@ from torch.utils.data import DataLoader, IterableDataset
 from vision.slips import handwriting as hw
 from vision.slips.tokens import TOKENS, decode
 
-from . import synth
+from . import allographs, synth
 from .crnn import CRNN
 
 # the real characters (../shared beside the checkout; VEEDOR_CAPS_DIGITS where a training machine keeps them elsewhere)
@@ -200,6 +200,10 @@ def main() -> None:
     parser.add_argument("--circled", type=float, default=0.35, help="share of play lines with circled blanks")
     parser.add_argument("--mixed-writers", type=float, default=0.0, help="share of lines mixing writers per glyph")
     parser.add_argument("--warped", type=float, default=0.0, help="share of lines whose glyphs are each warped anew")
+    parser.add_argument("--allographs", type=float, default=0.0,
+                        help="share of lines with characters drawn in shapes hands use and fonts lack")
+    parser.add_argument("--allograph-chars", default="".join(allographs.SHAPES),
+                        help="which characters --allographs draws in those shapes")
     args = parser.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -207,7 +211,8 @@ def main() -> None:
     device = torch.device(args.device)
     specs = args.model or [f"crnn:base:{args.lr}" + (f":{args.init}" if args.init else "")]
     runs = [Run.parse(spec, device) for spec in specs]
-    emphasis = synth.Emphasis(args.confusable, args.circled, args.mixed_writers, args.warped)
+    emphasis = synth.Emphasis(args.confusable, args.circled, args.mixed_writers, args.warped, args.allographs,
+                              args.allograph_chars)
     ctc = torch.nn.CTCLoss(blank=0, zero_infinity=True)
     loader = DataLoader(Lines(args.seed, args.batch, args.slip_share, emphasis), batch_size=None,
                         num_workers=args.workers, collate_fn=collate, prefetch_factor=4,

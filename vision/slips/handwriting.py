@@ -213,13 +213,13 @@ def writers(split: str) -> list[Writer]:
 # --- strokes drawn by hand -------------------------------------------------------
 
 
-def _polyline(canvas: np.ndarray, points: np.ndarray, pen: float) -> None:
+def polyline(canvas: np.ndarray, points: np.ndarray, pen: float) -> None:
     """Draw ``points`` (n, 2) as x, y in canvas pixels, antialiased, ``pen`` px wide."""
     cv2.polylines(canvas, [np.round(points * 4).astype(np.int32)], False, 1.0,
                   max(1, int(round(pen))), cv2.LINE_AA, shift=2)  # fmt: skip
 
 
-def _wobble(points: np.ndarray, rng: np.random.Generator, amount: float) -> np.ndarray:
+def wobble(points: np.ndarray, rng: np.random.Generator, amount: float) -> np.ndarray:
     """Low-frequency hand tremor added to a polyline."""
     n = len(points)
     t = np.linspace(0, 1, n)
@@ -243,7 +243,7 @@ def draw_circle(canvas: np.ndarray, box: tuple[float, float, float, float], rng:
     tilt = rng.normal(0, 0.15)
     xs, ys = rx * radius * np.cos(t), ry * radius * np.sin(t)
     points = np.stack([cx + xs * np.cos(tilt) - ys * np.sin(tilt), cy + xs * np.sin(tilt) + ys * np.cos(tilt)], 1)
-    _polyline(canvas, points, pen)
+    polyline(canvas, points, pen)
 
 
 def draw_tilde(canvas: np.ndarray, x0: float, x1: float, y: float, height: float,
@@ -253,7 +253,7 @@ def draw_tilde(canvas: np.ndarray, x0: float, x1: float, y: float, height: float
     amplitude = height * rng.uniform(0.06, 0.13)
     xs = x0 + (x1 - x0) * t
     ys = y - amplitude * np.sin(2 * np.pi * t + rng.normal(0, 0.3))
-    _polyline(canvas, _wobble(np.stack([xs, ys], 1), rng, 0.6), pen)
+    polyline(canvas, wobble(np.stack([xs, ys], 1), rng, 0.6), pen)
 
 
 def draw_arrow(canvas: np.ndarray, x: float, baseline: float, height: float, down: bool,
@@ -273,9 +273,9 @@ def draw_arrow(canvas: np.ndarray, x: float, baseline: float, height: float, dow
         end = x + length
         wings = [np.array([[end - head, y - head * 0.8], [end, y], [end - head, y + head * 0.8]])]
         width = length
-    _polyline(canvas, _wobble(np.linspace(shaft[0], shaft[1], 12), rng, 0.5), pen)
+    polyline(canvas, wobble(np.linspace(shaft[0], shaft[1], 12), rng, 0.5), pen)
     for wing in wings:
-        _polyline(canvas, wing + rng.normal(0, 0.6, wing.shape), pen)
+        polyline(canvas, wing + rng.normal(0, 0.6, wing.shape), pen)
     return width
 
 
@@ -284,7 +284,7 @@ def draw_hyphen(canvas: np.ndarray, x: float, baseline: float, height: float,
     """A short dash at mid height; returns its width."""
     length = height * rng.uniform(0.3, 0.6)
     y = baseline - height * rng.uniform(0.4, 0.6)
-    _polyline(canvas, np.array([[x, y], [x + length, y + rng.normal(0, 0.8)]]), pen)
+    polyline(canvas, np.array([[x, y], [x + length, y + rng.normal(0, 0.8)]]), pen)
     return length
 
 
