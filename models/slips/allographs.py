@@ -39,7 +39,8 @@ def _round_e(rng: np.random.Generator) -> Strokes:
     w = rng.uniform(0.5, 0.75)
     gap = rng.uniform(25, 60)
     bar = rng.uniform(0.45, 0.85)
-    return [_arc(w / 2, 0.5, w / 2, 0.5, -gap, -360 + gap)[::-1], _line((0.05, 0.5), (w * bar, 0.5 + rng.normal(0, 0.03)))]
+    back = _arc(w / 2, 0.5, w / 2, 0.5, -gap, -360 + gap)[::-1]
+    return [back, _line((0.05, 0.5), (w * bar, 0.5 + rng.normal(0, 0.03)))]
 
 
 def _two_bowl_e(rng: np.random.Generator) -> Strokes:
@@ -115,6 +116,7 @@ SHAPES: Final[dict[str, tuple[Callable[[np.random.Generator], Strokes], ...]]] =
     "Z": (_crossed_z,),
     "J": (_capped_j,),
 }
+ALL_CHARS: Final = "".join(SHAPES)  # every character that has a hand-drawn variant
 
 
 def draw(strokes: Strokes, rng: np.random.Generator, pen: float) -> hw.Mask:
@@ -144,7 +146,7 @@ class AllographWriter:
 
     writer: hw.Writer
     share: float = 0.5
-    chars: str = "".join(SHAPES)  # the characters whose variants are drawn
+    chars: str = ALL_CHARS  # the characters whose variants are drawn
     name: str = "allographs"
 
     def glyph(self, char: str, rng: np.random.Generator, pen: float) -> hw.Mask:

@@ -24,7 +24,7 @@ from vision.slips import handwriting as hw
 from vision.slips.lineimage import prepare_line
 from vision.slips.tokens import encode
 
-from .allographs import SHAPES, AllographWriter
+from .allographs import ALL_CHARS, AllographWriter
 
 ROWS: Final = "ABCDEFGHIJKLMNO"
 LETTERS: Final = ("A B C CH D E F G H I J L LL M N Ñ O P Q R RR S T U V X Y Z").split()
@@ -59,7 +59,7 @@ class Emphasis:
     mixed_writers: float = 0.0
     warped: float = 0.0  # share of lines whose every glyph is bent anew (``WarpedWriter``)
     allographs: float = 0.0  # share of lines whose writer draws some characters as other hands do (``allographs``)
-    allograph_chars: str = "".join(SHAPES)  # the characters so drawn
+    allograph_chars: str = ALL_CHARS  # the characters so drawn
 
 
 def _random_word(rng: np.random.Generator) -> str:

@@ -202,7 +202,7 @@ def main() -> None:
     parser.add_argument("--warped", type=float, default=0.0, help="share of lines whose glyphs are each warped anew")
     parser.add_argument("--allographs", type=float, default=0.0,
                         help="share of lines with characters drawn in shapes hands use and fonts lack")
-    parser.add_argument("--allograph-chars", default="".join(allographs.SHAPES),
+    parser.add_argument("--allograph-chars", default=allographs.ALL_CHARS,
                         help="which characters --allographs draws in those shapes")
     args = parser.parse_args()
     torch.manual_seed(args.seed)
