@@ -135,12 +135,12 @@ class Run:
     entropy: float = 0.0  # weight of the frames' mean entropy, subtracted from the loss (``--entropy``)
 
     @classmethod
-    def parse(cls, spec: str, device: torch.device) -> Run:
+    def parse(cls, spec: str, device: torch.device, entropy: float = 0.0) -> Run:
         name, size, lr, *init = spec.split(":", 3)
         model = CRNN.from_state(torch.load(init[0], map_location="cpu")) if init else CRNN.sized(len(TOKENS), size)
         model.to(device)
         optimiser = torch.optim.AdamW(model.parameters(), lr=float(lr), weight_decay=1e-4)
-        return cls(name, model, optimiser, float(lr))
+        return cls(name, model, optimiser, float(lr), entropy=entropy)
 
     def start(self, steps: int) -> None:
         self.schedule = torch.optim.lr_scheduler.OneCycleLR(self.optimiser, self.lr, total_steps=steps, pct_start=0.1)
@@ -224,9 +224,7 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     device = torch.device(args.device)
     specs = args.model or [f"crnn:base:{args.lr}" + (f":{args.init}" if args.init else "")]
-    runs = [Run.parse(spec, device) for spec in specs]
-    for run in runs:
-        run.entropy = args.entropy
+    runs = [Run.parse(spec, device, args.entropy) for spec in specs]
     emphasis = synth.Emphasis(args.confusable, args.circled, args.mixed_writers, args.warped, args.allographs,
                               args.allograph_chars)
     ctc = torch.nn.CTCLoss(blank=0, zero_infinity=True)
