@@ -1,6 +1,6 @@
 """Frame sources for the board cameras, behind one small Protocol.
 
-``FrameSource.frames()`` yields ``Frame``s: a BGR image (``H x W x 3`` uint8), the
+``FrameSource.frames()`` yields ``Frame``s (``vision.frames``): a BGR image (``H x W x 3`` uint8), the
 time ``t`` in seconds since the source started, its index, and the file it came
 from when there is one. Replays (a folder of frames, a video file) let every
 pipeline run in tests without a camera; ``DeviceSource`` reads a USB camera (an
@@ -24,21 +24,14 @@ from typing import Any, Final, Protocol
 
 import cv2
 import numpy as np
-from numpy.typing import NDArray
+
+from vision.frames import Frame as Frame  # re-exported: sources yield it, callers import it from here
 
 IMAGE_SUFFIXES: Final = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 
 
 class SourceError(ValueError):
     """A frame source that cannot be opened; the message names it."""
-
-
-@dataclass(frozen=True)
-class Frame:
-    image: NDArray[np.uint8]
-    t: float
-    index: int
-    path: str | None = None
 
 
 class FrameSource(Protocol):

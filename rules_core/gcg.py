@@ -1,9 +1,8 @@
 """GCG game records (Quackle, Woogles, Macondo) for classic games: import, export, check.
 
-Coordinates are converted here and nowhere else. GCG uses the English convention:
-row number then column letter for a horizontal play, column letter then row number
-for a vertical one. Veedor's ``H8 CASA`` (row H, column 8, across) is GCG ``8H``;
-``D3 CASA`` is ``4C``; the vertical ``3D CASA`` (column 3 from row D) is ``C4``.
+Reading is here; writing is ``gcg_export``, checking against the rules
+``gcg_check``. Coordinates are converted in ``gcg_coordinates`` and nowhere else:
+GCG ``8H`` is Veedor's ``H8 CASA`` (across), GCG ``C4`` its vertical ``3D CASA``.
 
 Tiles are written as Woogles and wolges write Spanish: digraphs in brackets
 (``[CH]``, ``[LL]``, ``[RR]``), a letter made with a blank in lowercase (``[ch]``),
@@ -39,90 +38,38 @@ from datetime import datetime, timezone
 from typing import Final
 
 from .alphabet import BLANK, Tile, split_letters, tile_from_label, word_bracketed
-from .board import ROW_LABELS, SIZE, Board, Square
-from .classic import ClassicGame, GameState, Turn, parse_rack, rack_text
+from .board import SIZE, Board, Square
+from .classic import ClassicGame
+from .classic_racks import parse_rack, rack_text
 from .events import Event, GameError
+from .gcg_check import GCGCheck, check_record, replay_gcg
+from .gcg_coordinates import gcg_position, gcg_square, parse_gcg_position
+from .gcg_export import to_gcg
+from .gcg_record import LETTER_DISTRIBUTION, GCGEntry, GCGError, GCGLine, GCGRecord
 from .lexicon import Lexicon
 from .notation import Play
 
-COLUMN_LETTERS: Final = ROW_LABELS  # GCG names columns A..O
-LETTER_DISTRIBUTION: Final = "spanish"  # Macondo's name for the Spanish tile set
+__all__ = [  # what callers import from here, some of it from the gcg_* modules
+    "GCGCheck",
+    "GCGEntry",
+    "GCGError",
+    "GCGLine",
+    "GCGRecord",
+    "check_gcg",
+    "decode_gcg",
+    "from_gcg",
+    "gcg_position",
+    "parse_gcg",
+    "parse_gcg_position",
+    "replay_gcg",
+    "to_gcg",
+]
 
 _MOVE_RE: Final = re.compile(r"^>(\S+?):\s*(.*)$")
-_POSITION_RE: Final = re.compile(r"^(?:(\d{1,2})([A-Oa-o])|([A-Oa-o])(\d{1,2}))$")
 _POINTS_RE: Final = re.compile(r"^[+-]\d+$")
 _TOTAL_RE: Final = re.compile(r"^-?\d+$")
 _FINAL_NOTE_RE: Final = re.compile(r"^Final C\.(45\.[1-5])\b")
 _ENCODING_RE: Final = re.compile(r"^#character-encoding\s+(\S+)")
-
-
-class GCGError(ValueError):
-    """A GCG record that cannot be read or replayed; the message names the line."""
-
-
-# -- coordinates -----------------------------------------------------------------
-
-
-def gcg_position(play: Play) -> str:
-    """The GCG coordinate of a play: ``8H`` for Veedor's ``H8`` across, ``H8`` for ``8H`` down."""
-    column, row = COLUMN_LETTERS[play.col], play.row + 1
-    return f"{column}{row}" if play.down else f"{row}{column}"
-
-
-def parse_gcg_position(text: str) -> tuple[int, int, bool]:
-    """``"8H"`` -> ``(7, 7, False)``, across; ``"H8"`` -> ``(7, 7, True)``, down (0-based)."""
-    match = _POSITION_RE.match(text)
-    if not match:
-        raise ValueError(f"{text!r} no es una coordenada GCG (p. ej. 8H horizontal, H8 vertical)")
-    across = match[1] is not None
-    number = int(match[1] if across else match[4])
-    letter = (match[2] if across else match[3]).upper()
-    if not 1 <= number <= SIZE:
-        raise ValueError(f"{text!r}: la fila {number} no existe (1-15)")
-    return number - 1, COLUMN_LETTERS.index(letter), not across
-
-
-# -- the record ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class GCGLine:
-    """A move line as recorded: ``kind`` is play, exchange, pass, withdrawn, challenge,
-    out, rack or time; ``points`` signed; ``total`` the player's recorded total."""
-
-    line: int
-    player: int
-    kind: str
-    points: int
-    total: int
-    rack: str | None = None
-    notation: str = ""
-
-
-@dataclass(frozen=True)
-class GCGEntry:
-    """One event and the GCG lines it comes from (none for ``game_created``)."""
-
-    event: Event
-    lines: tuple[GCGLine, ...] = ()
-
-    @property
-    def line(self) -> int:
-        return self.lines[0].line if self.lines else 0
-
-
-@dataclass(frozen=True)
-class GCGRecord:
-    """A parsed GCG file: the players (nicknames and names), pragmata, and its entries."""
-
-    nicknames: tuple[str, str]
-    names: tuple[str, str]
-    lexicon: str | None
-    title: str | None
-    entries: tuple[GCGEntry, ...]
-
-    def events(self) -> list[Event]:
-        return [entry.event for entry in self.entries]
 
 
 def from_gcg(text: str, *, actor: str = "gcg", at: datetime | None = None) -> list[Event]:
@@ -154,6 +101,11 @@ def decode_gcg(data: bytes) -> str:
         if match:
             raise GCGError(f"el archivo no está en {match[1]}, como dice su línea 1") from None
         return data.decode("iso-8859-1")
+
+
+def check_gcg(text: str, lexicon: Lexicon) -> GCGCheck:
+    """Import, replay and rescore a GCG record, listing where it disagrees with the rules."""
+    return check_record(parse_gcg(text), lexicon)
 
 
 @dataclass
@@ -456,196 +408,3 @@ def _word_tiles(word: str) -> list[Tile | None]:
 def _note_line(number: int) -> tuple[GCGLine, ...]:
     """An ``end`` with no rack lines (C.45.5) keeps the number of the note that made it."""
     return (GCGLine(number, 0, "note", 0, 0),)
-
-
-def gcg_square(square: Square) -> str:
-    """A square named the GCG way: row number, column letter (``8H`` is Veedor's H8)."""
-    return f"{square[0] + 1}{COLUMN_LETTERS[square[1]]}"
-
-
-# -- export ------------------------------------------------------------------------
-
-
-def to_gcg(game: ClassicGame) -> str:
-    """The game as GCG text (UTF-8, whole words, bracketed digraphs); see the module docstring."""
-    state = game.state
-    if state.start_cgp is not None:
-        raise GCGError("una partida que empieza en una posición CGP no se puede escribir en GCG")
-    nicks = _export_nicknames(state)
-    lines = ["#character-encoding UTF-8"]
-    lines += [f"#player{i + 1} {nicks[i]} {state.players[i]}" for i in (0, 1)]
-    lines += [f"#title {state.title}"] if state.title else []
-    lines += [f"#lexicon {state.lexicon_name}"] if state.lexicon_name else []
-    lines.append(f"#note LetterDistribution: {LETTER_DISTRIBUTION}")
-    totals = [0, 0]
-    for turn in state.turns:
-        lines += _turn_lines(turn, nicks[turn.player], totals)
-    for adjustment in state.adjustments:
-        if adjustment.kind == "rack":
-            totals[adjustment.player] += adjustment.points
-            lines.append(_rack_line(state, adjustment.player, adjustment.points, nicks, totals))
-    if state.finished:
-        lines.append(f"#note Final C.{state.ending}")
-    for adjustment in state.adjustments:
-        if adjustment.kind == "time":
-            totals[adjustment.player] += adjustment.points
-            rack = (state.end_racks or ("", ""))[adjustment.player]
-            lines.append(_line(nicks[adjustment.player], rack, "(time)", adjustment.points,
-                               totals[adjustment.player]))
-    return "\n".join(lines) + "\n"
-
-
-def _export_nicknames(state: GameState) -> tuple[str, str]:
-    nicks = state.nicknames or tuple("".join(name.split()) for name in state.players)
-    if len(nicks) != 2 or nicks[0] == nicks[1]:
-        raise GCGError("los dos jugadores necesitan apodos GCG distintos (sin espacios)")
-    return nicks[0], nicks[1]
-
-
-def _line(nick: str, rack: str | None, move: str, points: int, total: int, sign: str = "+") -> str:
-    """``>NICK: RACK MOVE +points total``; ``sign`` is written before a zero (``+0``, ``-0``)."""
-    amount = f"{points:+d}" if points else f"{sign}0"
-    parts = [f">{nick}:"] + ([rack] if rack else []) + [move, amount, str(total)]
-    return " ".join(parts)
-
-
-def _turn_lines(turn: Turn, nick: str, totals: list[int]) -> list[str]:
-    player = turn.player
-    if turn.action != "play" or turn.play is None:
-        move = "-" if turn.action == "pass" else f"-{turn.exchanged_tiles or turn.exchanged}"
-        return [_line(nick, turn.rack, move, 0, totals[player])]
-    play = turn.play
-    totals[player] += turn.points
-    lines = [_line(nick, turn.rack, f"{gcg_position(play)} {word_bracketed(play.word)}",
-                   turn.points, totals[player])]
-    if turn.withdrawn:
-        totals[player] -= turn.points
-        lines.append(_line(nick, turn.rack, "--", -turn.points, totals[player], "-"))
-    elif turn.verdict is not None:
-        lines.append(_line(nick, turn.rack, "(challenge)", 0, totals[player]))
-    return lines
-
-
-def _rack_line(
-    state: GameState, player: int, points: int, nicks: tuple[str, str], totals: list[int]
-) -> str:
-    racks = state.end_racks or ("", "")
-    if state.ending == "45.4" and not racks[player]:  # went out: the opponent's rack (C.45.4)
-        return _line(nicks[player], None, f"({racks[1 - player]})", points, totals[player])
-    rack = racks[player]
-    return _line(nicks[player], rack, f"({rack})", points, totals[player], "-")
-
-
-# -- checking a record against the rules --------------------------------------------
-
-
-@dataclass(frozen=True)
-class Discrepancy:
-    """Where the record and the rules disagree: the GCG line and a sentence."""
-
-    line: int
-    message: str
-
-    def __str__(self) -> str:
-        return f"línea {self.line}: {self.message}" if self.line else self.message
-
-
-@dataclass(frozen=True)
-class GCGCheck:
-    """A record replayed under the rules: the game, and every disagreement with the record."""
-
-    record: GCGRecord
-    game: ClassicGame
-    discrepancies: tuple[Discrepancy, ...]
-    recorded_totals: tuple[int, int]
-
-    @property
-    def agrees(self) -> bool:
-        return not self.discrepancies
-
-
-def replay_gcg(record: GCGRecord, lexicon: Lexicon) -> ClassicGame:
-    """Replay a record's events; a GameError becomes a GCGError naming the line."""
-    game = ClassicGame(lexicon)
-    for entry in record.entries:
-        _apply(game, entry)
-    return game
-
-
-def _apply(game: ClassicGame, entry: GCGEntry) -> None:
-    try:
-        game.apply(entry.event)
-    except GameError as error:
-        raise GCGError(f"línea {entry.line}: {error}") from None
-
-
-def check_gcg(text: str, lexicon: Lexicon) -> GCGCheck:
-    """Import, replay and rescore a GCG record, listing where it disagrees with the rules."""
-    record = parse_gcg(text)
-    game = ClassicGame(lexicon)
-    found: list[Discrepancy] = []
-    recorded = [0, 0]
-    for entry in record.entries:
-        _apply(game, entry)
-        for line in entry.lines:
-            if line.kind != "note":
-                found += _compare(game, line, recorded)
-    found += _missing_end_lines(game, record)
-    if tuple(recorded) != game.scores:
-        (a, b), (c, d) = recorded, game.scores
-        found.append(Discrepancy(0, f"resultado anotado {a}-{b}; según las reglas {c}-{d}"))
-    return GCGCheck(record, game, tuple(found), (recorded[0], recorded[1]))
-
-
-def _compare(game: ClassicGame, line: GCGLine, recorded: list[int]) -> list[Discrepancy]:
-    found = _compare_points(game, line)
-    expected = recorded[line.player] + line.points
-    if line.total != expected:
-        message = f"el total anotado es {line.total} y la suma da {expected} (C.41)"
-        found.append(Discrepancy(line.line, message))
-    recorded[line.player] = line.total
-    return found
-
-
-def _compare_points(game: ClassicGame, line: GCGLine) -> list[Discrepancy]:
-    turn = game.turns[-1] if game.turns else None
-    message = ""
-    if line.kind == "play" and turn is not None and line.points != turn.points:
-        message = (
-            f"{turn.notation} vale {turn.points} puntos según las reglas, "
-            f"no {line.points} (C.12-C.19)"
-        )
-    elif line.kind == "withdrawn" and turn is not None and not turn.withdrawn:
-        message = f"{turn.notation} es una jugada correcta y no se retira (C.39)"
-    elif line.kind == "withdrawn" and turn is not None and -line.points != (turn.claimed or 0):
-        message = f"se retiran {-line.points} puntos y {turn.notation} se anotó con {turn.claimed}"
-    elif line.kind == "challenge" and turn is not None and turn.withdrawn:
-        message = f"{turn.notation} no es válida y debió retirarse (C.39)"
-    elif line.kind == "challenge" and line.points:
-        message = (
-            "FILE no da puntos a la jugada impugnada que resulta correcta "
-            f"(C.39, C.40): +{line.points}"
-        )
-    elif line.kind in ("out", "rack"):
-        message = _compare_end(game, line)
-    return [Discrepancy(line.line, message)] if message else []
-
-
-def _compare_end(game: ClassicGame, line: GCGLine) -> str:
-    adjustments = game.state.adjustments
-    rules = [a.points for a in adjustments if a.kind == "rack" and a.player == line.player]
-    if rules and rules[0] != line.points:
-        return (f"según C.{game.ending} a {game.players[line.player]} le corresponden "
-                f"{rules[0]:+d} puntos por los atriles, no {line.points:+d}")
-    return ""
-
-
-def _missing_end_lines(game: ClassicGame, record: GCGRecord) -> list[Discrepancy]:
-    written = {line.player for entry in record.entries for line in entry.lines
-               if line.kind in ("out", "rack")}
-    return [
-        Discrepancy(0, f"falta la línea de fichas restantes de {game.players[a.player]} "
-                       f"({a.points:+d}, C.{game.ending})")
-        for a in game.state.adjustments
-        if a.kind == "rack" and a.points and a.player not in written
-    ]

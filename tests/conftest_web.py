@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient, FlaskCliRunner
-
 from sqlalchemy import insert
 from werkzeug.security import generate_password_hash
 
 from rules_core.lexicon import Lexicon
-from webapp.app import create_app, services
-from webapp.auth import arbiters
+from webapp.app import create_app
+from webapp.services.accounts import arbiters
+from webapp.services.shared import services
 
 from .web_helpers import ARBITER, CSRF, PASSWORD
 

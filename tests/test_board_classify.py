@@ -8,7 +8,14 @@ import numpy as np
 
 from vision.board import render as R
 from vision.board.cells import board_crops
-from vision.board.classify import FOREIGN_DOUBT, MAX_ASKED, OPINION_PATHS, OPINION_BELOW, CellClassifier, lean_to_foreign
+from vision.board.classify import (
+    FOREIGN_DOUBT,
+    MAX_ASKED,
+    OPINION_BELOW,
+    OPINION_PATHS,
+    CellClassifier,
+    lean_to_foreign,
+)
 from vision.board.labels import CLASSES, FOREIGN, SPANISH
 
 F, O, B = CLASSES.index(FOREIGN), CLASSES.index("O"), CLASSES.index("B")

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import SHARED
-from webapp.board_commands import add_board_commands
+from webapp.cli.board import add_board_commands
 
 
 def _run(argv: list[str]) -> int:

@@ -14,8 +14,8 @@ from rules_core.lexicon import Lexicon
 from rules_core.notation import Play
 from vision.board.desk import CameraDesk, ReviewQueue
 from vision.board.tracker import EMPTY_LABELS, BoardTracker, Report, _Proposal
-from webapp.games import GameService
-from webapp.store import EventStore
+from webapp.services.games import GameService
+from webapp.services.store import EventStore
 
 
 @pytest.fixture

@@ -14,9 +14,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from rules_core.classic import ClassicGame
-from webapp.app import services
-from webapp.camera_node import NodeLink, run_node
-from webapp.cameras import CameraRegistry
+from webapp.services.camera_node import NodeLink, run_node
+from webapp.services.cameras import CameraRegistry
+from webapp.services.shared import services
 
 from .camera_frames import write_game
 from .web_helpers import post

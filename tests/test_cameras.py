@@ -19,8 +19,8 @@ from flask import Flask
 from hardware.camera import Backoff, Frame, ResilientSource, Signal, SourceError, open_camera
 from rules_core.classic import ClassicGame
 from rules_core.lexicon import Lexicon
-from webapp.app import create_app, services
-from webapp.cameras import start_cameras, stop_cameras
+from webapp.app import create_app
+from webapp.services.shared import services, start_cameras, stop_cameras
 
 from .camera_frames import write_game
 
@@ -170,7 +170,7 @@ def test_a_worker_commits_a_play_and_a_restarted_server_finds_its_camera(tmp_pat
     try:
         restored = services(again).cameras
         assert restored.game_of("mesa1") == game_id
-        assert restored.workers is not None and restored.workers.pid("mesa1")
+        assert services(again).camera_workers is not None and services(again).camera_workers.pid("mesa1")
         state = _wait(lambda: (s := restored.state("mesa1"))["frames"] >= 8 and s)
         assert state["state"] == "estable" and state["doubts"] == []
         assert _turns(again, game_id) == ["H8 CASA"]  # the worker took the game's board: no second play
@@ -184,7 +184,7 @@ def test_a_crashed_worker_is_restarted(tmp_path: Path, file2017: Lexicon) -> Non
     start_cameras(app, [_Config("mesa1", str(write_game(tmp_path / "f", empty=2, played=0)))],
                   realtime=False, status_seconds=0.2, restart=(0.3, 1.0))  # fmt: skip
     try:
-        workers = registry.workers
+        workers = services(app).camera_workers
         assert workers is not None
         _wait(lambda: registry.state("mesa1")["frames"] >= 2)
         first = workers.pid("mesa1")

@@ -29,7 +29,7 @@ from rules_core.lexicon import Lexicon
 from rules_core.movegen import generate_plays
 from rules_core.notation import Play
 from tests.conftest import FILE2017, SHARED
-from webapp.classic_commands import add_classic_commands
+from webapp.cli.classic import add_classic_commands
 
 ANA, BEA = 0, 1
 G = ClassicGame

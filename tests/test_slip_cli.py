@@ -12,7 +12,7 @@ import pytest
 
 from vision.slips import handwriting as hw
 from vision.slips import layout, synthetic
-from webapp.slip_commands import add_slip_commands
+from webapp.cli.slips import add_slip_commands
 
 CHORIZO = "15/15/15/15/15/15/15/5[CH]ORIZO4/15/15/15/15/15/15/15 AACSEIO 0/0 0"
 KEYS = {"reading", "play", "score", "verdict", "flags", "confidence"}
@@ -104,8 +104,8 @@ def test_watch_reads_the_folder_into_a_game_and_review_lists_the_queue(tmp_path:
     from rules_core.duplicate import DuplicateSettings
     from rules_core.events import Event
     from rules_core.lexicon import Lexicon
-    from webapp.games import GameService
-    from webapp.store import EventStore
+    from webapp.services.games import GameService
+    from webapp.services.store import EventStore
 
     db = f"sqlite:///{tmp_path / 'juego.db'}"
     service = GameService(EventStore(db), Lexicon.load(lexicon_file))

@@ -9,7 +9,15 @@ from rules_core.cgp import Position
 from rules_core.lexicon import Lexicon
 from vision.slips import tokens
 from vision.slips.decoder import (
-    CandidateSet, Thresholds, choose, decide, decide_scored, format_reading, lead, score_line, split_plays,
+    CandidateSet,
+    Thresholds,
+    choose,
+    decide,
+    decide_scored,
+    format_reading,
+    lead,
+    score_line,
+    split_plays,
 )  # fmt: skip
 
 EMPTY = "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15"

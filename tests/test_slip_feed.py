@@ -17,8 +17,9 @@ from vision.slips.feed import GameFeed, round_status
 from vision.slips.ingest import Ingestor
 from vision.slips.reader import SlipReader
 from vision.slips.review import ReviewQueue
-from webapp.games import GameService
-from webapp.store import EventStore
+from webapp.services.games import GameService
+from webapp.services.store import EventStore
+
 
 @pytest.fixture()
 def game(small_lexicon: Lexicon) -> tuple[GameService, str]:

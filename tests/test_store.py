@@ -8,8 +8,8 @@ from rules_core.duplicate import DuplicateGame, DuplicateSettings
 from rules_core.events import Event, GameError
 from rules_core.lexicon import Lexicon
 from rules_core.slips import Slip
-from webapp.games import GameService
-from webapp.store import EventStore, StoreError
+from webapp.services.games import GameService
+from webapp.services.store import EventStore, StoreError
 
 pytest_plugins = ["tests.postgres"]
 

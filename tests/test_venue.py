@@ -27,10 +27,10 @@ from rules_core.events import Event
 from rules_core.lexicon import Lexicon
 from tests.conftest import FILE2017, REPO
 from vision.board import render as R
-from webapp.auth import Accounts
 from webapp.cli import main
-from webapp.games import GameService
-from webapp.store import EventStore
+from webapp.services.accounts import Accounts
+from webapp.services.games import GameService
+from webapp.services.store import EventStore
 
 pytest_plugins = ["tests.postgres"]
 

@@ -40,13 +40,13 @@ from rules_core.duplicate import DuplicateSettings
 from rules_core.events import Event
 from rules_core.lexicon import Lexicon
 from vision.slips.ingest import Ingestor, Page, StorageError
-from webapp.app import services
-from webapp.auth import arbiters
 from webapp.cli import main
-from webapp.scanning import SETTLE_SECONDS, start_scanners, stop_scanners
-from webapp.games import GameService
-from webapp.serve_commands import add_serve_commands, load_serve_venue, serve_app
-from webapp.store import EventStore
+from webapp.cli.serve import add_serve_commands, load_serve_venue, serve_app
+from webapp.services.accounts import arbiters
+from webapp.services.games import GameService
+from webapp.services.scanning import SETTLE_SECONDS
+from webapp.services.shared import services, start_scanners, stop_scanners
+from webapp.services.store import EventStore
 
 from .conftest import FILE2017
 from .test_venue import Served, render_board
@@ -331,7 +331,7 @@ def test_the_server_keeps_a_scan_that_does_not_fit_and_reads_it_once_there_is_ro
         before = snapshot(archive)
         small_disk.fill()
         second = png(noise_page(8))
-        with caplog.at_level(logging.ERROR, logger="webapp.scanning"):
+        with caplog.at_level(logging.ERROR, logger="webapp.services.scanning"):
             (inbox / "segunda.png").write_bytes(second)
             wait_for(lambda: "no se puede guardar en el archivo de escaneos" in caplog.text)
         assert "segunda.png" in caplog.text and "se reintentará" in caplog.text

@@ -11,7 +11,8 @@ from flask.testing import FlaskClient, FlaskCliRunner
 
 from rules_core.alphabet import tiles_from_text
 from rules_core.lexicon import Lexicon
-from webapp.app import create_app, services
+from webapp.app import create_app
+from webapp.services.shared import services
 
 from .web_helpers import CSRF, duplicate_game, post
 

@@ -6,8 +6,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from rules_core.duplicate import DuplicateGame
-from webapp.app import services
-from webapp.arbiter import parse_players, slip_from_form
+from webapp.services.shared import services
+from webapp.views.arbiter import parse_players, slip_from_form
 
 from .web_helpers import ARBITER, duplicate_game, event_count, post
 

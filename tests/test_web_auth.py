@@ -8,7 +8,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from webapp.app import services
+from webapp.services.shared import services
 
 from .web_helpers import ARBITER, CSRF, PASSWORD, csrf_from, duplicate_game, event_count, post
 
@@ -65,7 +65,7 @@ def test_repeated_failures_lock_the_address_out(client: FlaskClient) -> None:
 def test_passwords_are_stored_hashed(app: Flask) -> None:
     from sqlalchemy import select
 
-    from webapp.auth import arbiters
+    from webapp.services.accounts import arbiters
 
     with services(app).accounts.engine.connect() as connection:
         stored = connection.execute(select(arbiters.c.password_hash)).scalar_one()
@@ -158,7 +158,7 @@ def test_the_session_cookie_is_http_only_and_same_site(client: FlaskClient) -> N
 
 @pytest.mark.parametrize("password", ["", "corta"])
 def test_short_passwords_are_refused(app: Flask, password: str) -> None:
-    from webapp.auth import AccountError
+    from webapp.services.accounts import AccountError
 
     with pytest.raises(AccountError, match="al menos 8"):
         services(app).accounts.add_arbiter("otro", password)

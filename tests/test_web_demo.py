@@ -10,10 +10,10 @@ import pytest
 from rules_core.classic import ClassicGame
 from rules_core.duplicate import DuplicateGame
 from rules_core.lexicon import Lexicon
-from webapp import demo_server
-from webapp.demo_server import Demo, Timing, classic_demo_events, prepare_demo_data
-from webapp.live import LiveGames
-from webapp.store import EventStore
+from webapp.services import demo_server
+from webapp.services.demo_server import Demo, Timing, classic_demo_events, prepare_demo_data
+from webapp.services.live import LiveGames
+from webapp.services.store import EventStore
 
 FAST = Timing(round_seconds=10, show_rack=0, after_close=0, after_master=0, classic_turn=0, restart=0, tick=0.01)
 

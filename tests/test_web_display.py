@@ -11,8 +11,8 @@ from flask.testing import FlaskClient
 
 from rules_core.events import Event
 from rules_core.slips import Slip
-from webapp.app import services
-from webapp.display import board_labels, screen_state
+from webapp.services.shared import services
+from webapp.views.display import board_labels, screen_state
 
 from .web_helpers import duplicate_game, event_count
 

@@ -14,10 +14,10 @@ from flask import Flask
 from rules_core.duplicate import DuplicateSettings
 from rules_core.events import Event
 from rules_core.lexicon import Lexicon
-from webapp.app import services
-from webapp.live import LiveGames, StreamSlots
-from webapp.serve_commands import make_server
-from webapp.store import EventStore
+from webapp.cli.serve import make_server
+from webapp.services.live import LiveGames, StreamSlots
+from webapp.services.shared import services
+from webapp.services.store import EventStore
 
 from .web_helpers import duplicate_game
 

@@ -7,8 +7,8 @@ from flask.testing import FlaskClient
 
 from rules_core.events import Event
 from rules_core.slips import Slip
-from webapp.app import services
-from webapp.results import chart_bars
+from webapp.services.shared import services
+from webapp.views.results import chart_bars
 
 from .web_helpers import duplicate_game
 

@@ -10,8 +10,8 @@ from flask.testing import FlaskClient
 
 from hardware.venue import load_venue
 from rules_core.classic import ClassicGame
-from webapp import screens
-from webapp.app import services
+from webapp.services.shared import services
+from webapp.views import screens
 
 from .web_helpers import duplicate_game
 

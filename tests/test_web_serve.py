@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from webapp.auth import Accounts
-from webapp.serve_commands import RESERVED_THREADS, add_serve_commands, serve_app
-from webapp.store import EventStore
+from webapp.cli.serve import RESERVED_THREADS, add_serve_commands, serve_app
+from webapp.services.accounts import Accounts
+from webapp.services.store import EventStore
 
 
 def parse(*argv: str) -> argparse.Namespace:

@@ -19,14 +19,15 @@ from rules_core.lexicon import Lexicon
 from rules_core.slips import Slip
 from vision.slips import handwriting as hw
 from vision.slips import layout, synthetic
-from vision.slips.demo import write_scan
 from vision.slips.review import ReviewQueue
-from webapp import demo_server
-from webapp.app import create_app, services
-from webapp.demo_server import Demo, Timing
-from webapp.live import LiveGames
-from webapp.scanning import DemoSlips, FolderScanner, ScanService, service_of, start_scanners, stop_scanners
-from webapp.store import EventStore
+from webapp.app import create_app
+from webapp.services import demo_server
+from webapp.services.demo_server import Demo, Timing
+from webapp.services.live import LiveGames
+from webapp.services.scanning import FolderScanner, ScanService
+from webapp.services.shared import scan_service, services, start_scanners, stop_scanners
+from webapp.services.slip_demo import DemoSlips, write_scan
+from webapp.services.store import EventStore
 
 from .web_helpers import duplicate_game, post
 
@@ -104,7 +105,7 @@ def test_flagged_slips_are_shown_and_resolved_by_accept_correct_and_void(app: Fl
     assert answer.status_code == 200
     assert [r["status"] for r in answer.get_json()["results"]] == ["flagged"] * 3
     assert game_of(app, game_id).round(1).slips == {}
-    items = {i.player: i for i in service_of(app).pending(game_id)}
+    items = {i.player: i for i in scan_service(app).pending(game_id)}
     assert set(items) == {"j1", "j2", "j3"}
 
     page = arbiter.get(f"/arbiter/g/{game_id}/papeletas")
@@ -141,7 +142,7 @@ def test_flagged_slips_are_shown_and_resolved_by_accept_correct_and_void(app: Fl
     decide(arbiter, game_id, ana.id, "void", reason="jugador no identificable")
     r = game_of(app, game_id).round(1)
     assert r.slips["j1"].void == "jugador no identificable" and r.results["j1"].score == 0
-    assert service_of(app).pending(game_id) == []
+    assert scan_service(app).pending(game_id) == []
     assert "por revisar" not in arbiter.get("/arbiter/").get_data(as_text=True)
     again = decide(arbiter, game_id, ana.id, "void", headers=JSON)
     assert again.status_code == 409 and "ya se resolvió" in again.get_json()["error"]
@@ -166,7 +167,7 @@ def test_a_slip_with_no_player_needs_one_chosen(app: Flask, arbiter: FlaskClient
     game_id = duplicate_game(app)
     blank = np.full((700, 900), 235, np.uint8)
     upload(arbiter, game_id, {"vacia.jpg": jpeg(blank)})
-    (item,) = service_of(app).pending(game_id)
+    (item,) = scan_service(app).pending(game_id)
     assert item.player is None and item.round is None
     html = arbiter.get(f"/arbiter/g/{game_id}/papeletas").get_data(as_text=True)
     assert "Jugador sin identificar" in html and 'name="player"' in html
@@ -176,17 +177,17 @@ def test_a_slip_with_no_player_needs_one_chosen(app: Flask, arbiter: FlaskClient
     assert game_of(app, game_id).round(1).slips["j2"].notation == "H8 MANO"
     # another empty page is no slip at all: dismissed, nothing entered
     upload(arbiter, game_id, {"otra.jpg": jpeg(np.full((600, 800), 240, np.uint8))})
-    (empty,) = service_of(app).pending(game_id)
+    (empty,) = scan_service(app).pending(game_id)
     before = len(game_of(app, game_id).events)
     assert decide(arbiter, game_id, empty.id, "dismiss", reason="x").status_code == 302
-    assert len(game_of(app, game_id).events) == before and service_of(app).pending(game_id) == []
-    assert ReviewQueue(service_of(app).queue.root).items[empty.id].status == "dismissed"
+    assert len(game_of(app, game_id).events) == before and scan_service(app).pending(game_id) == []
+    assert ReviewQueue(scan_service(app).queue.root).items[empty.id].status == "dismissed"
 
 
 def test_the_panel_and_its_images_need_an_arbiter(app: Flask, client: FlaskClient, arbiter: FlaskClient) -> None:
     game_id = duplicate_game(app)
     upload(arbiter, game_id, {"ciro.jpg": jpeg(scan_of(game_id, "j3", 3, "", "MANO"))})
-    (item,) = service_of(app).pending(game_id)
+    (item,) = scan_service(app).pending(game_id)
     for url in (f"/arbiter/g/{game_id}/papeletas", f"/arbiter/g/{game_id}/papeletas/{item.id}/recorte.png",
                 f"/arbiter/g/{game_id}/escaneos/{item.page}.png"):  # fmt: skip
         answer = client.get(url)
@@ -198,7 +199,7 @@ def test_the_panel_and_its_images_need_an_arbiter(app: Flask, client: FlaskClien
     refused = client.post(f"/arbiter/g/{game_id}/papeletas/decidir",
                           data={"csrf_token": "x", "item": item.id, "action": "void"})  # fmt: skip
     assert refused.status_code == 302 and "/login" in refused.location
-    assert service_of(app).pending(game_id) == [item]
+    assert scan_service(app).pending(game_id) == [item]
     console = arbiter.get(f"/arbiter/g/{game_id}").get_data(as_text=True)
     assert f'href="/arbiter/g/{game_id}/papeletas"' in console
 
@@ -207,16 +208,16 @@ def test_a_restart_rebuilds_the_queue_and_reads_what_was_left(app: Flask, arbite
                                                               tmp_path: Path, file2017: Lexicon) -> None:  # fmt: skip
     game_id = duplicate_game(app)
     upload(arbiter, game_id, {"ciro.jpg": jpeg(scan_of(game_id, "j3", 3, "", "MANO"))})
-    (flagged,) = service_of(app).pending(game_id)
+    (flagged,) = scan_service(app).pending(game_id)
     folder = tmp_path / "escaner"
-    ingestor = service_of(app).add_scanner("escaner1", folder)
+    ingestor = scan_service(app).add_scanner("escaner1", folder)
     ingestor.take(write_scan(folder, "bea.jpg", scan_of(game_id, "j2", 2, "H8", "MANO")))  # stored, then a crash
     assert "j2" not in game_of(app, game_id).round(1).slips
     services(app).games.close()
 
     restarted = create_app({**{k: app.config[k] for k in ("TESTING", "SECRET_KEY", "DATABASE_URL", "LEXICON")},
                             "INSTANCE_PATH": app.instance_path, "SCAN_POLL_SECONDS": 0.05})  # fmt: skip
-    again = service_of(restarted)
+    again = scan_service(restarted)
     assert again.pending(game_id) == [flagged] and Path(again.pending(game_id)[0].crop).exists()
     start_scanners(restarted, [FolderScanner("escaner1", folder)])
     try:

@@ -8,7 +8,7 @@ from typing import Any
 from flask import Flask
 from flask.testing import FlaskClient
 
-from webapp.app import services
+from webapp.services.shared import services
 
 ARBITER = "arbitro"
 PASSWORD = "clave-de-prueba-1"

@@ -14,8 +14,11 @@ configuration keys (defaults in ``DEFAULTS``) that matter most:
   default the instance folder);
 * ``SESSION_COOKIE_SECURE``: set by ``VEEDOR_HTTPS=1`` when a TLS proxy fronts the app.
 
-Areas: ``display`` (projection screens), ``arbiter`` (the console), ``results``
-(public results), ``api`` (JSON, live stream, device input), ``auth`` (login).
+The services are built once here (``services.shared.Services``); the views
+(``webapp.views``: ``display`` and ``screens`` for the room, ``arbiter``,
+``slip_review`` and ``camera_panel`` for the console, ``results``, ``api`` and
+``camera_api`` for JSON and devices, ``auth`` for the login) reach them through
+``services.shared.services()``.
 """
 
 from __future__ import annotations
@@ -23,10 +26,9 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import click
 from flask import Flask, current_app, render_template, request, session
@@ -40,11 +42,13 @@ from rules_core.board import CENTRE, PREMIUMS, Premium
 from rules_core.events import GameError
 from rules_core.lexicon import Lexicon, load_lexicon
 
-from .auth import AccountError, Accounts, LoginThrottle, check_csrf, csrf_token, current_arbiter, wants_json
-from .cameras import CameraRegistry
-from .live import LiveGames, StreamSlots
-from .scanning import ScanService
-from .store import EventStore, StoreError
+from .services.accounts import AccountError, Accounts, LoginThrottle
+from .services.cameras import CameraRegistry
+from .services.live import LiveGames, StreamSlots
+from .services.shared import EXTENSION, Services, services
+from .services.store import EventStore, StoreError
+from .views import api, arbiter, auth, camera_api, camera_panel, display, results, screens, slip_review
+from .views.auth import check_csrf, csrf_token, current_arbiter, wants_json
 
 log = logging.getLogger(__name__)
 
@@ -65,23 +69,6 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-@dataclass
-class Services:
-    """What the views share: the live games, the accounts, the stream cap, the slip scanners."""
-
-    games: LiveGames
-    accounts: Accounts
-    streams: StreamSlots
-    throttle: LoginThrottle
-    scans: ScanService = field(default_factory=ScanService)  # attached on first use (``scanning.service_of``)
-    cameras: CameraRegistry = field(default_factory=CameraRegistry)  # the board cameras (``cameras``)
-
-
-def services(app: Flask | None = None) -> Services:
-    """The services of ``app`` (default: the current app)."""
-    return cast(Services, (app or current_app).extensions["veedor"])
-
-
 def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """The Veedor web app; ``test_config`` overrides the defaults and the environment."""
     config = dict(test_config or {})
@@ -96,7 +83,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     lexicon: Lexicon = app.config["LEXICON"] or load_lexicon(app.config["LEXICON_PATH"])
     store = EventStore(app.config["DATABASE_URL"])
-    app.extensions["veedor"] = Services(
+    app.extensions[EXTENSION] = Services(
         LiveGames(store, lexicon), Accounts(store.engine), StreamSlots(app.config["LIVE_MAX_STREAMS"]),
         LoginThrottle(),
     )  # fmt: skip
@@ -135,8 +122,6 @@ def _locale() -> str:
 
 
 def _register_blueprints(app: Flask) -> None:
-    from . import api, arbiter, auth, camera_api, camera_panel, display, results, screens, slip_review
-
     for blueprint in (auth.bp, display.bp, screens.bp, arbiter.bp, slip_review.bp, camera_panel.bp, results.bp,
                       api.bp, camera_api.bp):  # fmt: skip
         app.register_blueprint(blueprint)

@@ -6,7 +6,7 @@ Run with ``make bench`` (or ``python tests/benchmarks/bench_venue.py [--start N]
 ``--cache``: rendered games seen by a 1280x720 camera (``vision.board.scenes``, a hand
 placing each play), their frames as JPEG files in one folder per game; a database with
 one classic game per camera and a duplicate game of 150 players in round 1; 150 slips
-of that round handwritten and scanned (``vision.slips.demo.SlipPainter``).
+of that round handwritten and scanned (``webapp.services.slip_demo.SlipPainter``).
 
 Each trial is one ``veedor serve --venue`` process (SQLite, a camera worker process per
 camera, the scanner's watched folder). Each camera is an MJPEG stream over HTTP served
@@ -149,14 +149,14 @@ def prepare_template(cache: Path, cameras: int, slips: int) -> Path:
         return template
     print(f"  preparing the database and {slips} scanned slips…", flush=True)
     import numpy as np
-
     from duplicate_round import duplicate_in_round_one  # beside this script
+
     from rules_core.classic import ClassicGame
     from rules_core.lexicon import load_lexicon
     from rules_core.slips import Slip
-    from vision.slips.demo import SlipPainter, write_scan
-    from webapp.games import GameService
-    from webapp.store import EventStore
+    from webapp.services.games import GameService
+    from webapp.services.slip_demo import SlipPainter, write_scan
+    from webapp.services.store import EventStore
 
     shutil.rmtree(template, ignore_errors=True)
     (template / "datos").mkdir(parents=True)

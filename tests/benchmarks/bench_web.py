@@ -39,10 +39,11 @@ LOGIN, PASSWORD = "arbitro", "clave-del-banco-1"
 def prepare(data: Path, players: int) -> tuple[str, list[str]]:
     """A game of ``players`` in round 1 (rack drawn, clock running); the plays to enter."""
     from duplicate_round import duplicate_in_round_one  # beside this script
+
     from rules_core.lexicon import Lexicon
-    from webapp.auth import Accounts
-    from webapp.live import LiveGames
-    from webapp.store import EventStore
+    from webapp.services.accounts import Accounts
+    from webapp.services.live import LiveGames
+    from webapp.services.store import EventStore
 
     store = EventStore(f"sqlite:///{data / 'veedor.db'}")
     Accounts(store.engine).add_arbiter(LOGIN, PASSWORD)

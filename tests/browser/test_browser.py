@@ -27,9 +27,9 @@ from sqlalchemy import insert
 from rules_core.duplicate import DuplicateSettings
 from rules_core.events import Event
 from rules_core.lexicon import Lexicon
-from webapp.auth import Accounts, arbiters
-from webapp.live import LiveGames
-from webapp.store import EventStore
+from webapp.services.accounts import Accounts, arbiters
+from webapp.services.live import LiveGames
+from webapp.services.store import EventStore
 
 from ..conftest import FILE2017, REPO
 from ..web_helpers import ARBITER, PASSWORD, PLAYERS

@@ -1,10 +1,14 @@
 """The board camera: find the board, read every cell, follow the game (issue 6).
 
 Modules, one concept each: ``geometry`` (homography conventions), ``find`` (the
-grid without markers), ``markers`` (optional ArUco markers), ``cells`` (warp and
+grid without markers: ``outline`` from the colours, ``grid_lines`` fitted,
+``premium_layout`` checked), ``markers`` (optional ArUco markers), ``cells`` (warp and
 cut), ``labels`` (classes), ``classify`` (ONNX inference), ``orientation`` (row A),
 ``reading`` (one frame read), ``blanks`` (a blank's letter from the lexicon),
-``tracker`` (a camera through a game), ``desk`` (camera plays into classic games,
-the arbiter's review queue), ``render`` and ``scenes`` (rendered boards and games
-with hands), ``demo`` (a rendered table through the real pipeline).
+``tracker`` (a camera through a game: ``label_grids`` compared, ``reports`` told),
+``desk`` (camera plays into classic games, the arbiter's review queue), ``render``
+(rendered boards: ``render_scene``, ``render_board``, ``render_tiles``,
+``render_hands``, ``render_light``, ``render_random``) and ``scenes`` (rendered games
+with hands). Frames come as ``vision.frames.Frame``; the demo table that runs a
+rendered game through this pipeline is ``webapp.services.table_demo``.
 """

@@ -1,7 +1,7 @@
 """Camera plays into the classic games, and the arbiter's review queue.
 
 A ``CameraDesk`` joins one camera's ``BoardTracker`` to one classic game of the
-game management (``webapp.games.GameService``, game mode ``classic``):
+game management (``webapp.services.games.GameService``, game mode ``classic``):
 
 * a ``play`` report becomes a ``play`` event of the player to move
   (``ClassicGame.play_event``, actor ``camera:<name>``);
@@ -40,7 +40,7 @@ from .tracker import BoardTracker, Report
 
 
 class Games(Protocol):
-    """What the desk needs of the game management (``webapp.games.GameService``)."""
+    """What the desk needs of the game management (``webapp.services.games.GameService``)."""
 
     def open(self, game_id: str) -> Any: ...
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from hardware.camera import Frame
 from rules_core.alphabet import BLANK, Tile, full_bag, letter_of
 from rules_core.board import Board, Square
 from rules_core.lexicon import Lexicon
@@ -23,6 +22,7 @@ from rules_core.movegen import generate_plays
 from rules_core.notation import Play
 from rules_core.scoring import RACK_SIZE
 from rules_core.validation import check_play
+from vision.frames import Frame
 
 from . import render as R
 

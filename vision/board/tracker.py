@@ -27,6 +27,9 @@ rules-core position: blanks with their letters, arbiter corrections applied).
 The game is the source of truth: ``sync(board, last)`` makes the game's board the
 committed one (after the arbiter confirms or corrects, or a play is entered by hand).
 Reports carry a Spanish ``message`` for the arbiter.
+
+``Report`` and ``TrackerStatus`` (what the tracker tells) live in ``reports``, the
+label grids it compares in ``label_grids``; this module is the tracker itself.
 """
 
 from __future__ import annotations
@@ -42,27 +45,29 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from hardware.camera import Frame
 from rules_core.alphabet import Tile, label
 from rules_core.board import SIZE, Board, Square, square_name
 from rules_core.cgp import Position
 from rules_core.lexicon import Lexicon
 from rules_core.notation import Play
 from rules_core.validation import PlacementError, check_play, play_from_placement
+from vision.frames import Frame
 
 from .blanks import blank_letters
 from .cells import board_crops
 from .classify import CellClassifier, default_classifier
 from .find import BoardFind, find_board, refine_board
 from .geometry import FloatArray
-from .labels import BLANK, COVERED, EMPTY, FOREIGN, is_tile, tile_of
+from .label_grids import EMPTY_LABELS, Labels, differences, labels_of, occupancy, tile_list
+from .labels import BLANK, COVERED, EMPTY, FOREIGN, tile_of
 from .orientation import infer_turn, turned_crops
 from .reading import from_probabilities
+from .reports import Report, TrackerStatus
 
-Labels = tuple[tuple[str, ...], ...]
+__all__ = ["EMPTY_LABELS", "BoardTracker", "Labels", "Report", "TrackerSettings", "TrackerStatus"]
+
 MIN_TURN_LETTERS: Final = 3
 MIN_TURN_SCORE: Final = 0.7
-EMPTY_LABELS: Final[Labels] = tuple(tuple(EMPTY for _ in range(SIZE)) for _ in range(SIZE))
 
 
 @dataclass(frozen=True)
@@ -78,70 +83,6 @@ class TrackerSettings:
     turn: int | None = None  # quarter turns to row A; None: inferred from the letters
 
 
-@dataclass(frozen=True)
-class Report:
-    """Something the camera saw that the game or the arbiter must know.
-
-    ``kind``: ``play`` (a legal play, to record), ``withdrawn`` (the last play's tiles
-    lifted), ``doubt`` (needs the arbiter: ``reason`` says which), ``resolved`` (the
-    board went back to the committed position), ``board_found``/``board_lost``.
-    ``reason`` for doubts: ``no_play`` (tiles not in one line...), ``illegal``
-    (words not in the lexicon...), ``blank`` (a blank's letter is not certain),
-    ``foreign`` (a letter not in the Spanish set), ``unsure`` (low confidence),
-    ``removed`` (tiles lifted that are not the last play), ``moved`` (tiles gone from
-    some squares and new on others: a tile nudged), ``changed`` (a tile reads
-    differently), ``orientation`` (row A unknown).
-    """
-
-    kind: str
-    camera: str
-    t: float
-    frame_index: int
-    message: str
-    reason: str = ""
-    notation: str | None = None
-    score: int | None = None
-    tiles: tuple[tuple[Square, str], ...] = ()
-    candidates: tuple[str, ...] = ()
-    frame_path: str | None = None
-    cgp: str = ""
-    id: int = 0
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Report:
-        """The report ``to_json`` wrote (a camera worker's or node's message)."""
-        from rules_core.board import parse_square
-
-        tiles = tuple((parse_square(str(t["square"])), str(t["label"])) for t in data.get("tiles") or ())
-        score = data.get("score")
-        return cls(
-            str(data["kind"]), str(data.get("camera", "")), float(data.get("t", 0.0)), int(data.get("frame", 0)),
-            str(data.get("message", "")), reason=str(data.get("reason") or ""),
-            notation=str(data["notation"]) if data.get("notation") else None,
-            score=int(score) if score is not None else None, tiles=tiles,
-            candidates=tuple(str(c) for c in data.get("candidates") or ()),
-            frame_path=str(data["frame_path"]) if data.get("frame_path") else None,
-            cgp=str(data.get("cgp") or ""), id=int(data.get("id", 0)),
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "kind": self.kind,
-            "reason": self.reason,
-            "camera": self.camera,
-            "t": round(self.t, 3),
-            "frame": self.frame_index,
-            "frame_path": self.frame_path,
-            "notation": self.notation,
-            "score": self.score,
-            "tiles": [{"square": square_name(*sq), "label": name} for sq, name in self.tiles],
-            "candidates": list(self.candidates),
-            "message": self.message,
-            "cgp": self.cgp,
-        }
-
-
 @dataclass
 class _Proposal:
     """A stable reading that differs from the committed one, waiting for the arbiter."""
@@ -149,32 +90,6 @@ class _Proposal:
     labels: Labels
     play: Play | None
     placed: dict[Square, Tile]
-
-
-@dataclass
-class TrackerStatus:
-    """The live state of one camera, for the console."""
-
-    camera: str
-    status: str = "sin tablero"  # sin tablero, buscando tablero, en movimiento, tapado, leyendo, estable, duda
-    board_found: bool = False
-    t: float = 0.0
-    frames: int = 0
-    read_frames: int = 0
-    last_report: Report | None = None
-    pending: int = 0
-    cgp: str = ""
-    turn: int | None = None
-    seconds_per_frame: float = 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "camera": self.camera, "status": self.status, "board_found": self.board_found,
-            "t": round(self.t, 3), "frames": self.frames, "read_frames": self.read_frames,
-            "last_report": self.last_report.to_json() if self.last_report else None,
-            "pending": self.pending, "cgp": self.cgp, "turn": self.turn,
-            "ms_per_frame": round(1000 * self.seconds_per_frame, 1),
-        }
 
 
 @dataclass
@@ -285,9 +200,9 @@ class BoardTracker:
         """
         if board == self.board:
             return False
-        labels = _labels_of(board)
+        labels = labels_of(board)
         seen = self.proposal.labels if self.proposal else self._last_state
-        same_squares = seen is not None and _occupancy(seen) == _occupancy(labels)
+        same_squares = seen is not None and occupancy(seen) == occupancy(labels)
         self.board = board.copy()
         self.readings = seen if same_squares and seen is not None else labels
         self._last_state = self.readings if same_squares else None
@@ -468,14 +383,14 @@ class BoardTracker:
         self.proposal = None
         if labels == self.readings:
             return [self._report("resolved", frame, "el tablero ha vuelto a la posición registrada")] if had_proposal else []
-        added, removed, changed = _differences(self.readings, labels)
+        added, removed, changed = differences(self.readings, labels)
         if removed and not added and not changed:
             return [self._removed(frame, labels, removed)]
         if changed or removed:
             what = ", ".join(square_name(*sq) for sq in sorted(changed + removed))
             reason = "changed" if changed else "moved"
             message = f"fichas movidas o leídas de otra forma en {what}; no se muestra ninguna jugada"
-            return [self._doubt(frame, labels, reason, message, tiles=_tile_list(labels, changed + removed + added))]
+            return [self._doubt(frame, labels, reason, message, tiles=tile_list(labels, changed + removed + added))]
         return [self._placement(frame, labels, confidence, added)]
 
     def _removed(self, frame: Frame, labels: Labels, removed: list[Square]) -> Report:
@@ -489,10 +404,10 @@ class BoardTracker:
                     notation=play.notation(), tiles=tuple((sq, label(t)) for sq, t in sorted(placed.items())),
                 )
         what = ", ".join(square_name(*sq) for sq in sorted(removed))
-        return self._doubt(frame, labels, "removed", f"faltan fichas en {what} que no son de la última jugada", tiles=_tile_list(self.readings, removed))
+        return self._doubt(frame, labels, "removed", f"faltan fichas en {what} que no son de la última jugada", tiles=tile_list(self.readings, removed))
 
     def _placement(self, frame: Frame, labels: Labels, confidence: NDArray[np.float32], added: list[Square]) -> Report:
-        tiles = _tile_list(labels, added)
+        tiles = tile_list(labels, added)
         foreign = [sq for sq in added if labels[sq[0]][sq[1]] == FOREIGN]
         if foreign:
             where = ", ".join(square_name(*sq) for sq in foreign)
@@ -580,33 +495,3 @@ class BoardTracker:
         for (r, c), tile in placed.items():
             rows[r][c] = BLANK if tile & 0x80 else label(tile)
         return tuple(tuple(row) for row in rows)
-
-
-def _differences(old: Labels, new: Labels) -> tuple[list[Square], list[Square], list[Square]]:
-    """(added, removed, changed) squares between two readings."""
-    added, removed, changed = [], [], []
-    for r in range(SIZE):
-        for c in range(SIZE):
-            a, b = old[r][c], new[r][c]
-            if a == b:
-                continue
-            if not is_tile(a) and is_tile(b):
-                added.append((r, c))
-            elif is_tile(a) and not is_tile(b):
-                removed.append((r, c))
-            else:
-                changed.append((r, c))
-    return added, removed, changed
-
-
-def _labels_of(board: Board) -> Labels:
-    """The labels a camera reads for ``board``: blanks as ``?``."""
-    return tuple(tuple(EMPTY if not board[r, c] else (BLANK if board[r, c] & 0x80 else label(board[r, c])) for c in range(SIZE)) for r in range(SIZE))
-
-
-def _occupancy(labels: Labels) -> tuple[tuple[bool, ...], ...]:
-    return tuple(tuple(is_tile(cell) for cell in row) for row in labels)
-
-
-def _tile_list(labels: Labels, squares: list[Square]) -> tuple[tuple[Square, str], ...]:
-    return tuple((sq, labels[sq[0]][sq[1]]) for sq in sorted(squares))

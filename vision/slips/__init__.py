@@ -7,5 +7,5 @@ model), ``ctc`` (decoding and scoring, pure NumPy), ``decoder`` (the round's
 legal plays against the handwriting: the verdict), ``reader`` (the pipeline),
 ``ingest`` (the watched folder), ``review`` (the arbiter's queue), ``feed`` (into
 a duplicate game), ``handwriting`` / ``synthetic`` (drawn slips for training,
-tests, the benchmark and the demo), ``demo``.
+tests, the benchmark and the demo; the demo's scanner is ``webapp.services.slip_demo``).
 """

@@ -20,9 +20,9 @@ from rules_core.events import GameError
 from rules_core.lexicon import load_lexicon
 from rules_core.results_csv import round_results_csv, standings_csv
 
-from .games import GameService
-from .simulation import make_players, simulate_duplicate
-from .store import EventStore
+from ..services.games import GameService
+from ..services.simulation import make_players, simulate_duplicate
+from ..services.store import EventStore
 
 
 def add_duplicate_commands(commands: Any) -> None:

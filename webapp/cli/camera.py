@@ -91,7 +91,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
 def run_camera_node(args: argparse.Namespace) -> int:
     from rules_core.lexicon import load_lexicon
 
-    from .camera_node import NodeError, run_node
+    from ..services.camera_node import NodeError, run_node
 
     stop = threading.Event()
     turn = None if args.orientation is None else args.orientation // 90

@@ -1,12 +1,12 @@
 """The demo's scanner: simulated players' slips drawn by hand, scanned, and read by the real reader.
 
-Each round the simulated players (``webapp.simulation``) choose their plays and
+Each round the simulated players (``simulation``) choose their plays and
 make their mistakes; each slip is drawn on its printed form (QR with the game,
 table and player), handwritten by one of the installed fonts, scanned at a
 random rotation (``SlipPainter``) into a folder that ``hardware.scanner.FolderReplay``
 replays into the watched inbox; ``Ingestor`` + ``GameFeed`` read them into the game
 and queue the doubtful ones, exactly as in a real round. The web demo
-(``webapp.demo_server``) writes its scans with ``write_scan`` into the folder the
+(``demo_server``) writes its scans with ``write_scan`` into the folder the
 server's ``ScanService`` watches.
 """
 
@@ -16,7 +16,7 @@ import os
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import cv2
 import numpy as np
@@ -28,13 +28,17 @@ from rules_core.lexicon import load_lexicon
 from rules_core.movegen import generate_plays
 from rules_core.racks import draw_rack
 from rules_core.slips import Slip
+from vision.slips import handwriting as hw
+from vision.slips import layout, synthetic
+from vision.slips.feed import GameFeed, round_status
+from vision.slips.ingest import Ingestor
+from vision.slips.reader import SlipReader
+from vision.slips.review import ReviewQueue
 
-from . import handwriting as hw
-from . import layout, synthetic
-from .feed import GameFeed, round_status
-from .ingest import Ingestor
-from .reader import SlipReader
-from .review import ReviewQueue
+from .games import GameService
+from .scanning import FolderScanner, ScanService
+from .simulation import make_players, pick_play, write_slip
+from .store import EventStore
 
 
 def slip_fields(slip: Slip, round_number: int, table: int, rng: np.random.Generator) -> dict[str, str] | None:
@@ -88,9 +92,6 @@ def write_scan(folder: Path, name: str, image: np.ndarray) -> Path:
 def run_scanned_game(player_count: int, rounds: int, seed: int, state: Path, db: str, lexicon_path: str | None,
                      out: TextIO) -> str:  # fmt: skip
     """Play ``rounds`` rounds with scanned slips; returns the game id. Pages, journal and queue under ``state``."""
-    from webapp.games import GameService
-    from webapp.simulation import make_players, pick_play, write_slip
-    from webapp.store import EventStore
 
     service = GameService(EventStore(db), load_lexicon(lexicon_path))
     game_id = service.create_duplicate(f"Papeletas escaneadas {seed}", DuplicateSettings(rounds=rounds, seed=seed))
@@ -144,3 +145,31 @@ def run_scanned_game(player_count: int, rounds: int, seed: int, state: Path, db:
         append(Event("master_announced", {"round": number, "play": top[0].notation}, "árbitro"))
         out.flush()
     return game_id
+
+
+class DemoSlips:
+    """The demo's scanner: simulated players' slips rendered as scans (``SlipPainter``)
+    into the folder that scanner ``name`` of ``service`` watches, read there by the real reader."""
+
+    def __init__(self, service: ScanService, folder: Path, seed: int, name: str = "demo") -> None:
+        self.service, self.folder, self.name = service, folder, name
+        self.rng = np.random.default_rng(seed)
+        self.writers = hw.writers("train") + hw.writers("heldout")
+        self._painter: Any = None
+
+    def hand_in(self, game_id: str, game_name: str, player: str, name: str, table: int, slip: Slip,
+                round_number: int) -> Path | None:  # fmt: skip
+        """Render the slip and drop its scan in the folder; None when it is never scanned (a late slip)."""
+        if self._painter is None or self._painter.game_id != game_id:
+            self._painter = SlipPainter(game_id, game_name, self.rng, self.writers)
+        image = self._painter.scan(player, name, table, slip, round_number)
+        if image is None:
+            return None
+        return write_scan(self.folder, f"{game_id[:8]}-r{round_number:02d}-{player}.jpg", image)
+
+    def settled(self) -> bool:
+        """Every scan dropped so far is read or flagged."""
+        return self.service.settled(self.name)
+
+    def scanner(self) -> FolderScanner:
+        return FolderScanner(self.name, self.folder)

@@ -14,28 +14,24 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+
 from flask import Blueprint, abort, flash, g, jsonify, redirect, render_template, request, send_file, url_for
 from werkzeug.wrappers import Response
 
 from rules_core.events import GameError
 from rules_core.notation import NotationError
 
+from ..services.cameras import CameraError
+from ..services.shared import services
 from .auth import login_required, wants_json
-from .cameras import CameraError, CameraRegistry
 
 bp = Blueprint("cameras", __name__, url_prefix="/arbiter/cameras")
 
 BLANK_ENTRY = re.compile(r"^\s*([A-Oa-o]\d{1,2})\s*[=:]\s*(\S+)\s*$")
 
 
-def _registry() -> CameraRegistry:
-    from .app import services
-
-    return services().cameras
-
-
 def _known(name: str) -> str:
-    if name not in _registry().names():
+    if name not in services().cameras.names():
         abort(404, description=f"no hay ninguna cámara {name!r}")
     return name
 
@@ -52,22 +48,20 @@ def _done(message: str, category: str = "ok", status: int = 200) -> Response:
 @bp.get("")
 @login_required
 def index() -> str:
-    from .app import services
-
     records = [r for r in reversed(services().games.store.games()) if r.mode == "classic"]
-    return render_template("arbiter/cameras.html", cameras=_registry().states(), games=records)
+    return render_template("arbiter/cameras.html", cameras=services().cameras.states(), games=records)
 
 
 @bp.get("/state")
 @login_required
 def state() -> Response:
-    return jsonify(_registry().states())
+    return jsonify(services().cameras.states())
 
 
 @bp.get("/<name>/preview.jpg")
 @login_required
 def preview(name: str) -> Response:
-    data = _registry().preview(_known(name))
+    data = services().cameras.preview(_known(name))
     if data is None:
         abort(404, description="la cámara todavía no ha enviado ninguna imagen")
     response = Response(data, mimetype="image/jpeg")
@@ -78,7 +72,7 @@ def preview(name: str) -> Response:
 @bp.get("/<name>/calibration.png")
 @login_required
 def calibration_image(name: str) -> Response:
-    registry = _registry()
+    registry = services().cameras
     folder = registry.data_dir
     path = None if folder is None else folder / "calibration" / f"{_known(name)}.png"
     if path is None or not path.is_file():
@@ -91,7 +85,7 @@ def calibration_image(name: str) -> Response:
 @bp.get("/<name>/doubts/<int:item_id>/frame.jpg")
 @login_required
 def doubt_frame(name: str, item_id: int) -> Response:
-    registry = _registry()
+    registry = services().cameras
     try:
         item = registry.doubt(_known(name), item_id)
     except KeyError:
@@ -122,7 +116,7 @@ def attach() -> Response:
     name = _form_camera()
     game_id = request.form.get("game", "").strip()
     try:
-        _registry().attach(_known(name), game_id)
+        services().cameras.attach(_known(name), game_id)
     except CameraError as error:
         return _done(str(error), "error")
     return _done(f"La cámara {name} sigue ahora la partida elegida." if game_id else f"La cámara {name} ya no sigue ninguna partida.")
@@ -132,7 +126,7 @@ def attach() -> Response:
 @login_required
 def calibrate() -> Response:
     name = _form_camera()
-    _registry().request_calibration(name)
+    services().cameras.request_calibration(name)
     return _done(f"Calibrando la cámara {name}: la vista del tablero enderezado aparecerá en unos segundos.")
 
 
@@ -140,7 +134,7 @@ def calibrate() -> Response:
 @login_required
 def resolve() -> Response:
     """One doubt resolved: ``camera``, ``item``, ``action`` (confirm, correct, dismiss)."""
-    registry = _registry()
+    registry = services().cameras
     arbiter = str(g.arbiter)
     name = _form_camera()
     action = request.form.get("action", "")

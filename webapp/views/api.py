@@ -28,9 +28,10 @@ from rules_core.duplicate import DuplicateGame
 from rules_core.events import Event, GameError
 from rules_core.slips import Slip
 
+from ..services.live import LiveGames
+from ..services.shared import services
 from .auth import device_required
 from .display import CameraNote, game_record, screen_message
-from .live import LiveGames
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -39,15 +40,9 @@ CAMERA_POLL: Final = 1.0  # seconds between looks at the signal of a game's came
 DEVICE_KINDS: Final = frozenset({"slip", "play", "challenge", "exchange", "pass"})
 
 
-def _services() -> Any:
-    from .app import services
-
-    return services()
-
-
 @bp.get("/games")
 def games() -> Response:
-    records = _services().games.store.games()
+    records = services().games.store.games()
     return jsonify([{"id": r.id, "mode": r.mode, "name": r.name, "created_at": r.created_at.isoformat(),
                      "events": r.event_count, "summary": r.snapshot} for r in records])  # fmt: skip
 
@@ -55,21 +50,21 @@ def games() -> Response:
 @bp.get("/games/<game_id>")
 def game(game_id: str) -> Response:
     game_record(game_id)
-    services = _services()
-    return Response(screen_message(services.games, game_id, services.cameras.screen_note), mimetype="application/json")
+    found = services()
+    return Response(screen_message(found.games, game_id, found.cameras.screen_note), mimetype="application/json")
 
 
 @bp.get("/games/<game_id>/stream")
 def stream(game_id: str) -> Response:
     """The game's screen messages as Server-Sent Events, for as long as the client listens."""
     game_record(game_id)
-    services = _services()
-    if not services.streams.acquire():
+    found = services()
+    if not found.streams.acquire():
         abort(503, description=_("demasiadas pantallas conectadas; se reintentará"))
     config = current_app.config
-    note = services.cameras.screen_note if len(services.cameras) else None
-    body = _events(services.games, game_id, float(config["LIVE_PING_SECONDS"]), float(config["LIVE_STREAM_SECONDS"]), note)
-    response = Response(ClosingIterator(body, [services.streams.release]), mimetype="text/event-stream")
+    note = found.cameras.screen_note if len(found.cameras) else None
+    body = _events(found.games, game_id, float(config["LIVE_PING_SECONDS"]), float(config["LIVE_STREAM_SECONDS"]), note)
+    response = Response(ClosingIterator(body, [found.streams.release]), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"  # a proxy in front must not buffer it
     return response
@@ -113,7 +108,7 @@ def post_slip(game_id: str) -> tuple[Response, int]:
     """A scanned slip: ``table``, ``notation`` and the facts noted (``late``, ``void``...)."""
     game_record(game_id)
     body = _json_body()
-    games: LiveGames = _services().games
+    games: LiveGames = services().games
     with games.reading(game_id) as live:
         if not isinstance(live, DuplicateGame):
             abort(409, description=_("la partida no es una duplicada"))
@@ -144,7 +139,7 @@ def _json_body() -> dict[str, Any]:
 
 def _store(game_id: str, event: Event) -> int:
     """Append ``event``; the game's new version. A refusal by the rules is a 409."""
-    games: LiveGames = _services().games
+    games: LiveGames = services().games
     try:
         games.append(game_id, event)
     except GameError as error:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import importlib
 import signal
 import sys
 from pathlib import Path
@@ -22,8 +21,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 from flask import Flask
 
-from .auth import AccountError, Accounts
-from .store import EventStore
+from ..services.accounts import AccountError, Accounts
+from ..services.shared import services, start_cameras, start_scanners, stop_cameras, stop_scanners
+from ..services.store import EventStore
 
 if TYPE_CHECKING:
     from hardware.venue import Venue
@@ -130,7 +130,7 @@ def run_device_add(args: argparse.Namespace) -> int:
 
 def _largest_body(app: Flask) -> int:
     """Waitress's cap: the largest body any route accepts (Flask checks each route's own)."""
-    from .slip_review import UPLOAD_BYTES
+    from ..views.slip_review import UPLOAD_BYTES
 
     return max(int(app.config["MAX_CONTENT_LENGTH"]), int(app.config.get("SCAN_UPLOAD_BYTES", UPLOAD_BYTES)))
 
@@ -147,7 +147,7 @@ def make_server(app: Flask, host: str, port: int, threads: int) -> Any:
 
 def serve_app(args: argparse.Namespace) -> Flask:
     """The app ``serve`` runs, from its options."""
-    from .app import create_app
+    from ..app import create_app
 
     threads = max(args.threads, RESERVED_THREADS + 4)
     data = Path(args.data).resolve()
@@ -161,7 +161,7 @@ def serve_app(args: argparse.Namespace) -> Flask:
             "LEXICON_PATH": venue.lexicon, "LIVE_MAX_STREAMS": threads - RESERVED_THREADS, "VENUE": venue,
         })  # fmt: skip
     if args.demo:
-        from .demo_server import prepare_demo_data
+        from ..services.demo_server import prepare_demo_data
 
         prepare_demo_data(data)
     return create_app({
@@ -195,32 +195,14 @@ def load_serve_venue(args: argparse.Namespace) -> bool:
 
 
 def start_devices(app: Flask, venue: Venue) -> None:
-    """Start the venue's camera workers and scanner watchers (the services this version has)."""
-    for module, name, devices, what in ((".cameras", "start_cameras", venue.cameras, "las cámaras no se leen"),
-                                        (".scanning", "start_scanners", venue.scanners, "los escáneres no se vigilan")):  # fmt: skip
-        start = _device_function(module, name)
-        if start is None:
-            print(f"veedor: aviso: esta versión no tiene webapp{module}.{name}; {what}", file=sys.stderr)
-        else:
-            start(app, devices)
-
-
-def _device_function(module: str, name: str) -> Any:
-    """``webapp<module>.<name>``, or None when this version lacks it (imported only when serving a venue)."""
-    try:
-        return getattr(importlib.import_module(module, __package__), name, None)
-    except ModuleNotFoundError as error:
-        if error.name != f"{__package__}{module}":
-            raise  # the module exists but something it needs is missing: say so loudly
-        return None
+    """Start the venue's camera workers and scanner watchers."""
+    start_cameras(app, venue.cameras)
+    start_scanners(app, venue.scanners)
 
 
 def stop_devices(app: Flask) -> None:
     """Stop what ``start_devices`` started; each stop is tried even if another fails."""
-    for module, name in ((".scanning", "stop_scanners"), (".cameras", "stop_cameras")):
-        stop = _device_function(module, name)
-        if stop is None:
-            continue
+    for name, stop in (("stop_scanners", stop_scanners), ("stop_cameras", stop_cameras)):
         try:
             stop(app)
         except Exception as error:  # the server stops anyway; say what did not
@@ -228,8 +210,6 @@ def stop_devices(app: Flask) -> None:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from .app import services
-
     if not load_serve_venue(args):
         return 2
     app = serve_app(args)
@@ -241,7 +221,7 @@ def run_serve(args: argparse.Namespace) -> int:
     base = f"http://{args.host}:{server.effective_port}"
     demo = None
     if args.demo:
-        from .demo_server import start_demo
+        from ..services.demo_server import start_demo
 
         demo = start_demo(app, base)
     else:

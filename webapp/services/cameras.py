@@ -1,4 +1,4 @@
-"""The server's board cameras: the registry of their live state and their worker processes.
+"""The server's board cameras: the registry of their live state, their desks and their doubts.
 
 ``CameraRegistry`` (``Services.cameras``) knows every camera of the venue: local
 cameras read by a worker process of this server (``CameraWorkers``), camera nodes
@@ -18,9 +18,7 @@ board that may be stale. The attachment of each camera to its game is kept in
 (``ReviewQueue``'s journal), so a restart finds them attached again and the open
 doubts still open, with their frames.
 
-Workers are started with ``multiprocessing``'s ``spawn`` method: a script that calls
-``start_cameras`` must guard its top level with ``if __name__ == "__main__"`` (the
-``veedor`` command does).
+The worker processes of local cameras are ``camera_workers``' business.
 """
 
 from __future__ import annotations
@@ -29,22 +27,16 @@ import base64
 import binascii
 import json
 import logging
-import multiprocessing
 import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from queue import Empty
 from typing import Any, Final, Protocol
 
-from flask import Flask
-
-from hardware.camera import Backoff
-from hardware.camera_worker import WorkerConfig, worker_main
 from rules_core.classic import ClassicGame
 from rules_core.events import Event, GameError
 from vision.board.desk import CameraDesk, ReviewItem, ReviewQueue, sync_message
@@ -56,7 +48,6 @@ log = logging.getLogger(__name__)
 
 Message = dict[str, Any]
 SILENT_SECONDS: Final = 5.0  # nothing from a camera for this long: no signal
-HUNG_SECONDS: Final = 30.0  # a worker silent this long is killed and restarted
 MAX_CAMERAS: Final = 64  # a device token cannot fill the registry with made-up cameras
 SEEN_IDS: Final = 500  # report ids remembered per camera (a node's retries are not applied twice)
 HANDS: Final = frozenset({"en movimiento", "tapado"})
@@ -114,7 +105,6 @@ class CameraRegistry:
         self.games = games
         self.data_dir = data_dir
         self.queue = ReviewQueue(None if data_dir is None else data_dir / "camera-doubts.jsonl")
-        self.workers: CameraWorkers | None = None
         self._cameras: dict[str, CameraEntry] = {}
         self._desks: dict[str, CameraDesk] = {}
         self._lock = threading.RLock()
@@ -476,153 +466,3 @@ def _write_atomic(path: Path, data: bytes) -> None:
     temporary = path.with_name(f".{path.name}.tmp")
     temporary.write_bytes(data)
     os.replace(temporary, path)
-
-
-# -- worker processes -------------------------------------------------------------------------
-
-
-@dataclass
-class _Worker:
-    config: WorkerConfig
-    backoff: Backoff
-    process: Any = None
-    outbox: Any = None
-    inbox: Any = None
-    stop: Any = None
-    started: float = 0.0
-    restart_at: float | None = None
-    done: threading.Event = field(default_factory=threading.Event)
-
-
-class CameraWorkers:
-    """One worker process per local camera, restarted with back-off when it dies or hangs.
-
-    Each worker has its own queues and its own pump thread, so that a slow or crashed
-    camera never holds the others up.
-    """
-
-    def __init__(self, registry: CameraRegistry, lexicon: Any, *, restart: tuple[float, float] = (1.0, 30.0),
-                 hung_seconds: float = HUNG_SECONDS) -> None:  # fmt: skip
-        self.registry = registry
-        self.lexicon = lexicon
-        self.restart = restart
-        self.hung_seconds = hung_seconds
-        self._context = multiprocessing.get_context("spawn")
-        self._workers: dict[str, _Worker] = {}
-        self._stopping = threading.Event()
-        self._lock = threading.Lock()
-        self._supervisor = threading.Thread(target=self._supervise, name="camera-supervisor", daemon=True)
-        self._supervisor.start()
-
-    def start(self, config: WorkerConfig) -> None:
-        worker = _Worker(config, Backoff(*self.restart))
-        with self._lock:
-            self._workers[config.name] = worker
-            self._spawn(worker)
-
-    def pid(self, name: str) -> int | None:
-        worker = self._workers.get(name)
-        pid = None if worker is None or worker.process is None else worker.process.pid
-        return None if pid is None else int(pid)
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self._stopping.set()
-        with self._lock:
-            workers = list(self._workers.values())
-        for worker in workers:
-            worker.stop.set()
-        deadline = time.monotonic() + timeout
-        for worker in workers:
-            worker.process.join(max(0.1, deadline - time.monotonic()))
-            if worker.process.is_alive():
-                worker.process.kill()
-                worker.process.join(1.0)
-            worker.done.set()
-        self._supervisor.join(2.0)
-
-    def _spawn(self, worker: _Worker) -> None:
-        ctx = self._context
-        worker.done.set()  # the previous generation's pump ends
-        worker.done = threading.Event()
-        worker.outbox, worker.inbox, worker.stop = ctx.Queue(), ctx.Queue(), ctx.Event()
-        args = (worker.config, self.lexicon, worker.outbox, worker.inbox, worker.stop)
-        worker.process = ctx.Process(target=worker_main, args=args, name=f"veedor-camera-{worker.config.name}", daemon=True)
-        worker.process.start()
-        worker.started = time.monotonic()
-        worker.restart_at = None
-        self.registry.set_deliver(worker.config.name, worker.inbox.put)
-        self.registry.resync(worker.config.name)
-        threading.Thread(target=self._pump, args=(worker, worker.outbox, worker.done), daemon=True,
-                         name=f"camera-pump-{worker.config.name}").start()  # fmt: skip
-
-    def _pump(self, worker: _Worker, outbox: Any, done: threading.Event) -> None:
-        name = worker.config.name
-        while not done.is_set():
-            try:
-                message = outbox.get(timeout=0.25)
-            except Empty:
-                continue
-            except (EOFError, OSError, ValueError):
-                return
-            try:
-                self.registry.receive(name, message)
-            except Exception:  # one bad message must not stop the camera
-                log.exception("camera %s: message not applied", name)
-
-    def _supervise(self) -> None:
-        while not self._stopping.wait(0.2):
-            with self._lock:
-                for worker in self._workers.values():
-                    self._check(worker)
-
-    def _check(self, worker: _Worker) -> None:
-        if self._stopping.is_set():
-            return
-        name, now = worker.config.name, time.monotonic()
-        process = worker.process
-        if process.is_alive():
-            heard = max(self.registry.heard_at(name) or worker.started, worker.started)
-            if now - heard > self.hung_seconds:
-                log.warning("camera %s: worker silent for %.0f s, restarted", name, now - heard)
-                process.kill()
-            return
-        if worker.restart_at is None:
-            if now - worker.started > 60.0:
-                worker.backoff.reset()
-            delay = worker.backoff.next()
-            worker.restart_at = now + delay
-            reason = f"el proceso de la cámara se ha detenido (código {process.exitcode}); se reinicia en {delay:.3g} s"
-            log.warning("camera %s: %s", name, reason)
-            self.registry.mark_down(name, reason)
-        elif now >= worker.restart_at:
-            self._spawn(worker)
-
-
-def start_cameras(app: Flask, cameras: Sequence[CameraConfigLike], **options: Any) -> None:
-    """Register the venue's cameras and start a worker process for each local one.
-
-    ``options`` go to each ``WorkerConfig`` (``realtime``, ``status_seconds``...), but
-    ``restart`` (first and longest back-off, seconds) goes to ``CameraWorkers``.
-    """
-    from .app import services
-
-    found = services(app)
-    registry = found.cameras
-    data_dir = registry.data_dir or Path(app.instance_path)
-    workers = registry.workers or CameraWorkers(registry, found.games.lexicon, restart=options.pop("restart", (1.0, 30.0)))
-    registry.workers = workers
-    for camera in cameras:
-        registry.add(camera.name, kind="node" if camera.node else "local", source=camera.source, fps=camera.fps, table=camera.table)
-        if not camera.node:
-            turn = None if camera.orientation is None else (camera.orientation // 90) % 4
-            workers.start(WorkerConfig(camera.name, camera.source, str(data_dir), fps=camera.fps, turn=turn, **options))
-
-
-def stop_cameras(app: Flask) -> None:
-    """Stop every camera worker of the app (the server is stopping)."""
-    from .app import services
-
-    registry = services(app).cameras
-    if registry.workers is not None:
-        registry.workers.stop()
-        registry.workers = None

@@ -18,21 +18,15 @@ from werkzeug.wrappers import Response
 from rules_core.duplicate import NO_SLIP, DuplicateGame, Round, rack_labels
 from rules_core.results_csv import round_results_csv, standings_csv
 
+from ..services.shared import services
 from .display import game_record
-from .live import LiveGames
 
 bp = Blueprint("results", __name__, url_prefix="/results")
 
 
-def _games() -> LiveGames:
-    from .app import services
-
-    return services().games
-
-
 @bp.get("")
 def index() -> str:
-    records = [r for r in reversed(_games().store.games()) if r.mode == "duplicate"]
+    records = [r for r in reversed(services().games.store.games()) if r.mode == "duplicate"]
     return render_template("results/index.html", games=records)
 
 
@@ -40,7 +34,7 @@ def _with_game(game_id: str) -> tuple[Any, DuplicateGame]:
     record = game_record(game_id)
     if record.mode != "duplicate":
         abort(404)
-    with _games().reading(game_id) as game:
+    with services().games.reading(game_id) as game:
         assert isinstance(game, DuplicateGame)
         return record, game
 
@@ -52,7 +46,7 @@ def announced(game: DuplicateGame) -> list[Round]:
 @bp.get("/<game_id>")
 def game(game_id: str) -> str:
     record, live = _with_game(game_id)
-    with _games().reading(game_id):
+    with services().games.reading(game_id):
         context = standings_context(live)
     return render_template("results/game.html", game=record, **context)
 
@@ -82,7 +76,7 @@ def _rack(r: Round) -> list[str]:
 @bp.get("/<game_id>/ronda/<int:number>")
 def round_page(game_id: str, number: int) -> str:
     record, live = _with_game(game_id)
-    with _games().reading(game_id):
+    with services().games.reading(game_id):
         rounds = {r.number: r for r in announced(live)}
         r = rounds.get(number)
         if r is None:
@@ -138,7 +132,7 @@ def chart_bars(pairs: list[tuple[int, int, int]]) -> tuple[list[Bar], list[tuple
 @bp.get("/<game_id>/jugador/<player>")
 def player_page(game_id: str, player: str) -> str:
     record, live = _with_game(game_id)
-    with _games().reading(game_id):
+    with services().games.reading(game_id):
         p = live.players.get(player)
         if p is None:
             abort(404)
@@ -162,7 +156,7 @@ def player_page(game_id: str, player: str) -> str:
 @bp.get("/<game_id>/rondas.csv")
 def rounds_csv(game_id: str) -> Response:
     _record, live = _with_game(game_id)
-    with _games().reading(game_id):
+    with services().games.reading(game_id):
         text = public_round_csv(live)
     return _csv(text, "rondas.csv")
 
@@ -170,7 +164,7 @@ def rounds_csv(game_id: str) -> Response:
 @bp.get("/<game_id>/clasificacion.csv")
 def standings_csv_view(game_id: str) -> Response:
     _record, live = _with_game(game_id)
-    with _games().reading(game_id):
+    with services().games.reading(game_id):
         text = standings_csv(live)
     return _csv(text, "clasificacion.csv")
 
@@ -194,7 +188,7 @@ def _csv(text: str, name: str) -> Response:
 @bp.get("/<game_id>/imprimir")
 def printable(game_id: str) -> str:
     record, live = _with_game(game_id)
-    with _games().reading(game_id):
+    with services().games.reading(game_id):
         context = standings_context(live)
         rounds = announced(live)
         grid = []

@@ -8,7 +8,7 @@ clock closes, the rules' master is published once the scans are read, and the ne
 round starts; a new game follows the end. A classic table
 replays a game generated at start (greedy players on a seeded bag), one turn every
 few seconds. A second classic table is fed by rendered camera video through the
-real board pipeline (``vision.board.demo``). All go through ``LiveGames.append``
+real board pipeline (``table_demo``). All go through ``LiveGames.append``
 like any arbiter or device, so the
 screens, the console and the results show them live; an arbiter may step in (pause
 the clock, enter or correct slips) and the driver carries on from the state it finds.
@@ -34,7 +34,6 @@ from flask import Flask
 from rules_core.alphabet import BLANK, Tile, full_bag, is_blank
 from rules_core.board import Board
 from rules_core.classic import ClassicGame, rack_text
-from vision.board.demo import DEMO_CAMERA, create_demo_game, run_demo_table
 from rules_core.duplicate import DuplicateGame, DuplicateSettings, rack_labels
 from rules_core.events import Event, GameError
 from rules_core.lexicon import Lexicon
@@ -45,9 +44,11 @@ from rules_core.slips import Slip
 
 from .cameras import CameraRegistry
 from .live import LiveGames
-from .scanning import DemoSlips, demo_slips, start_scanners
+from .shared import scan_service, services, start_scanners
 from .simulation import SimulatedPlayer, make_players, pick_play, write_slip
+from .slip_demo import DemoSlips
 from .store import StoreError
+from .table_demo import DEMO_CAMERA, create_demo_game, run_demo_table
 
 log = logging.getLogger(__name__)
 
@@ -356,14 +357,14 @@ class _Stopped(Exception):
 
 def start_demo(app: Flask, base_url: str, timing: Timing | None = None, seed: int | None = None) -> Demo:
     """Create the demo arbiter and games, start the drivers, print where to look."""
-    from .app import services
-
     found = services(app)
     password = secrets.token_urlsafe(9)
     found.accounts.remove_arbiter(DEMO_LOGIN)
     found.accounts.add_arbiter(DEMO_LOGIN, password)
     seed = seed if seed is not None else random.randrange(10**6)
-    slips = demo_slips(app, seed)
+    scans = scan_service(app)
+    assert scans.root is not None
+    slips = DemoSlips(scans, scans.root / "demo" / "bandeja", seed)
     start_scanners(app, [slips.scanner()])
     demo = Demo(found.games, timing or Timing(), seed, camera=True, slips=slips)
     demo.cameras = found.cameras

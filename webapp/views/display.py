@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
 from collections.abc import Callable
+from datetime import datetime, timezone
 from typing import Any
 
 from flask import Blueprint, abort, render_template
@@ -25,9 +25,10 @@ from rules_core.duplicate import DuplicateGame, Round, rack_labels
 from rules_core.events import GameError
 from rules_core.master import placed_tiles
 
-from .games import Game
-from .live import LiveGames
-from .store import GameRecord
+from ..services.games import Game
+from ..services.live import LiveGames
+from ..services.shared import services
+from ..services.store import GameRecord
 
 bp = Blueprint("display", __name__, url_prefix="/display")
 CameraNote = Callable[[str], "dict[str, Any] | None"]  # ``CameraRegistry.screen_note``
@@ -35,25 +36,19 @@ CameraNote = Callable[[str], "dict[str, Any] | None"]  # ``CameraRegistry.screen
 GAME_ID = re.compile(r"^[0-9a-f-]{36}$")
 
 
-def _services() -> Any:
-    from .app import services
-
-    return services()
-
-
 def game_record(game_id: str) -> GameRecord:
     """The stored game, or 404."""
     if not GAME_ID.match(game_id):
         abort(404)
     try:
-        return _services().games.store.game(game_id)  # type: ignore[no-any-return]
+        return services().games.store.game(game_id)
     except GameError:
         abort(404)
 
 
 def home() -> str:
     """The landing page: every game with its screen and results."""
-    games = _services().games.store.games()
+    games = services().games.store.games()
     return render_template("home.html", games=list(reversed(games)))
 
 
@@ -61,15 +56,15 @@ def home() -> str:
 def index() -> str:
     from .screens import venue_screens
 
-    games = _services().games.store.games()
+    games = services().games.store.games()
     return render_template("display/index.html", games=list(reversed(games)), venue_screens=venue_screens())
 
 
 @bp.route("/<game_id>")
 def show(game_id: str) -> str | Response:
     record = game_record(game_id)
-    games: LiveGames = _services().games
-    note = _services().cameras.screen_note
+    games: LiveGames = services().games
+    note = services().cameras.screen_note
     return render_template("display/screen.html", game=record, initial=json.loads(screen_message(games, game_id, note)))
 
 

@@ -22,14 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from hardware.camera import Frame, Signal
+from hardware.camera import Signal
 from rules_core.lexicon import Lexicon
-
-from . import render as R
-from .desk import CameraDesk, Games
-from .scenes import game_frames, solitaire_steps
-from .tracker import BoardTracker, TrackerSettings
-
+from vision.board import render as R
+from vision.board.desk import CameraDesk, Games
+from vision.board.scenes import game_frames, solitaire_steps
+from vision.board.tracker import BoardTracker, TrackerSettings
+from vision.frames import Frame
 
 DEMO_CAMERA = "mesa-demo"
 

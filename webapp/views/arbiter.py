@@ -18,7 +18,7 @@ from collections import Counter
 from datetime import datetime, timezone
 from typing import Any, Final
 
-from flask import Blueprint, abort, current_app, flash, g, jsonify, redirect, render_template, request, url_for
+from flask import Blueprint, abort, flash, g, jsonify, redirect, render_template, request, url_for
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from werkzeug.wrappers import Response
 
@@ -29,10 +29,9 @@ from rules_core.events import Event, GameError
 from rules_core.racks import draw_rack
 from rules_core.slips import Slip, SlipScore, score_slip
 
+from ..services.shared import scan_service, services
 from .auth import login_required, wants_json
 from .display import board_labels, clock_state, game_record, master_squares
-from .live import LiveGames
-from .scanning import service_of
 
 bp = Blueprint("arbiter", __name__, url_prefix="/arbiter")
 
@@ -47,12 +46,6 @@ MAX_PLAYERS: Final = 500
 TOP_SHOWN: Final = 30
 
 
-def _games() -> LiveGames:
-    from .app import services
-
-    return services().games
-
-
 def _actor() -> str:
     return str(g.arbiter)
 
@@ -60,7 +53,7 @@ def _actor() -> str:
 def _append(game_id: str, event: Event) -> bool:
     """Append; a refusal by the rules is flashed. True when stored."""
     try:
-        _games().append(game_id, event)
+        services().games.append(game_id, event)
     except GameError as error:
         flash(str(error), "error")
         return False
@@ -77,8 +70,8 @@ def _back(game_id: str) -> Response:
 @bp.get("/")
 @login_required
 def index() -> str:
-    games = list(reversed(_games().store.games()))
-    scans = service_of(current_app)
+    games = list(reversed(services().games.store.games()))
+    scans = scan_service()
     pending = {g.id: scans.pending_count(g.id) for g in games if g.mode == "duplicate"}
     return render_template("arbiter/index.html", games=games, pending=pending, scanner_alerts=scans.problems())
 
@@ -100,7 +93,7 @@ def create_duplicate() -> Response:
     except GameError as error:
         flash(str(error), "error")
         return redirect(url_for("arbiter.index"))
-    game_id = _games().create_duplicate(name, settings, actor=_actor())
+    game_id = services().games.create_duplicate(name, settings, actor=_actor())
     added = sum(_append(game_id, _player_event(table, who)) for table, who in players)
     flash(_("Partida creada con %(n)s jugadores.", n=added), "ok")
     return _back(game_id)
@@ -148,7 +141,7 @@ def create_classic() -> Response:
     title = form.get("title", "").strip()[:200] or f"{players[0]} – {players[1]}"
     try:
         first = ClassicGame.create_event(players, title=title, actor=_actor())
-        game_id = _games().create("classic", title, first)
+        game_id = services().games.create("classic", title, first)
     except GameError as error:
         flash(str(error), "error")
         return redirect(url_for("arbiter.index"))
@@ -163,7 +156,7 @@ def create_classic() -> Response:
 @login_required
 def console(game_id: str) -> str:
     record = game_record(game_id)
-    games = _games()
+    games = services().games
     with games.reading(game_id) as game:
         if isinstance(game, DuplicateGame):
             context = duplicate_context(game, request.args.get("ronda"))
@@ -177,7 +170,7 @@ def console(game_id: str) -> str:
 
 def _duplicate(game_id: str) -> DuplicateGame:
     game_record(game_id)
-    with _games().reading(game_id) as game:
+    with services().games.reading(game_id) as game:
         if not isinstance(game, DuplicateGame):
             abort(404)
         return game
@@ -256,7 +249,7 @@ def _top_json(game: DuplicateGame, r: Round) -> list[dict[str, Any]]:
 @login_required
 def state(game_id: str) -> Response:
     game_record(game_id)
-    with _games().reading(game_id) as game:
+    with services().games.reading(game_id) as game:
         if not isinstance(game, DuplicateGame):
             abort(404)
         shown = _shown_round(game, request.args.get("ronda"))
@@ -267,7 +260,7 @@ def state(game_id: str) -> Response:
 @login_required
 def add_players(game_id: str) -> Response:
     game = _duplicate(game_id)
-    with _games().reading(game_id):
+    with services().games.reading(game_id):
         next_table = max((p.table for p in game.players.values()), default=0) + 1
     try:
         players = parse_players(request.form.get("players", ""), next_table)
@@ -286,7 +279,7 @@ def add_players(game_id: str) -> Response:
 @login_required
 def set_rack(game_id: str) -> Response:
     game = _duplicate(game_id)
-    with _games().reading(game_id):
+    with services().games.reading(game_id):
         event = _rack_event(game, request.form.get("action", "draw"), request.form.get("rack", ""))
     if event is not None:
         _append(game_id, event)
@@ -317,7 +310,7 @@ def _rack_event(game: DuplicateGame, action: str, text: str) -> Event | None:
 def timer(game_id: str) -> Response:
     game = _duplicate(game_id)
     action = request.form.get("action", "")
-    with _games().reading(game_id):
+    with services().games.reading(game_id):
         number = game.current.number if game.current else 0
     _append(game_id, Event("timer", {"round": number, "action": action}, _actor()))
     return _back(game_id)
@@ -360,7 +353,7 @@ def _result_json(result: SlipScore) -> dict[str, Any]:
 def check(game_id: str) -> Response:
     """What the slip being typed would score, and whose it is: nothing is stored."""
     game = _duplicate(game_id)
-    with _games().reading(game_id):
+    with services().games.reading(game_id):
         try:
             r, player_id = _slip_target(game, request.args)
         except (GameError, ValueError) as error:
@@ -382,7 +375,7 @@ def enter_slip(game_id: str) -> Response | tuple[Response, int]:
     """Record a slip, or correct one already entered (a reason is then required)."""
     game = _duplicate(game_id)
     values = request.form
-    with _games().reading(game_id):
+    with services().games.reading(game_id):
         try:
             r, player_id = _slip_target(game, values)
         except (GameError, ValueError) as error:
@@ -392,10 +385,10 @@ def enter_slip(game_id: str) -> Response | tuple[Response, int]:
     if correcting:
         data["reason"] = values.get("reason", "").strip()[:300]
     try:
-        _games().append(game_id, Event("slip_corrected" if correcting else "slip", data, _actor()))
+        services().games.append(game_id, Event("slip_corrected" if correcting else "slip", data, _actor()))
     except GameError as error:
         return _slip_reply(game_id, None, str(error))
-    with _games().reading(game_id):
+    with services().games.reading(game_id):
         result = r.results[player_id]
         reply = {"table": game.players[player_id].table, "name": game.players[player_id].name,
                  "corrected": correcting, "result": _result_json(result),
@@ -421,12 +414,12 @@ def _slip_reply(game_id: str, reply: dict[str, Any] | None, error: str | None) -
 @login_required
 def master(game_id: str) -> Response:
     game = _duplicate(game_id)
-    with _games().reading(game_id):
+    with services().games.reading(game_id):
         current = game.current
         number = current.number if current else 0
     play = request.form.get("play", "").strip() or None
     if _append(game_id, Event("master_announced", {"round": number, "play": play}, _actor())):
-        with _games().reading(game_id):
+        with services().games.reading(game_id):
             r = game.round(number)
             if r.master:
                 flash(_("Jugada maestra publicada: %(p)s, %(s)s puntos", p=r.master.notation, s=r.master.score), "ok")
@@ -446,7 +439,7 @@ def annul(game_id: str) -> Response:
 @login_required
 def end(game_id: str) -> Response:
     game_record(game_id)
-    with _games().reading(game_id) as game:
+    with services().games.reading(game_id) as game:
         is_duplicate = isinstance(game, DuplicateGame)
     reason = request.form.get("reason", "").strip()[:300]
     if is_duplicate:
@@ -461,7 +454,7 @@ def end(game_id: str) -> Response:
 @login_required
 def log(game_id: str) -> str:
     record = game_record(game_id)
-    with _games().reading(game_id) as game:
+    with services().games.reading(game_id) as game:
         events = list(game.events)
     return render_template("arbiter/log.html", game=record, events=list(enumerate(events, start=1)))
 
@@ -484,7 +477,7 @@ def classic_context(game: Any) -> dict[str, Any]:
 @login_required
 def turn(game_id: str) -> Response:
     game_record(game_id)
-    with _games().reading(game_id) as game:
+    with services().games.reading(game_id) as game:
         if not isinstance(game, ClassicGame):
             abort(404)
     try:

@@ -35,9 +35,10 @@ from rules_core.duplicate import NO_SLIP, DuplicateGame
 from rules_core.events import GameError
 from vision.slips.review import VOID_REASONS, ReviewItem
 
+from ..services.scanning import ScanError, ScanService
+from ..services.shared import scan_service
 from .auth import login_required, wants_json
 from .display import game_record
-from .scanning import ScanError, ScanService, service_of
 
 bp = Blueprint("slip_review", __name__, url_prefix="/arbiter")
 
@@ -58,7 +59,7 @@ UPLOAD_BUFFER: Final = 2 * 1024 * 1024
 
 
 def _service() -> ScanService:
-    return service_of(current_app)
+    return scan_service()
 
 
 @bp.before_app_request

@@ -21,19 +21,14 @@ from werkzeug.wrappers import Response
 
 from rules_core.events import GameError
 
+from ..services.cameras import CameraError
+from ..services.shared import services
 from .auth import device_required
-from .cameras import CameraError, CameraRegistry
 
 bp = Blueprint("camera_api", __name__, url_prefix="/api/cameras")
 
 CAMERA_NAME: Final = re.compile(r"^[a-z0-9_-]{1,40}$")
 MAX_MESSAGES: Final = 50
-
-
-def _registry() -> CameraRegistry:
-    from .app import services
-
-    return services().cameras
 
 
 @bp.post("/messages")
@@ -46,7 +41,7 @@ def messages() -> tuple[Response, int]:
     items = body.get("messages") if isinstance(body, dict) else None
     if not isinstance(items, list) or len(items) > MAX_MESSAGES:
         abort(400, description=f"se esperaba {{'messages': [...]}} con como mucho {MAX_MESSAGES} mensajes")
-    registry = _registry()
+    registry = services().cameras
     reply: dict[str, Any] = {"ok": True, "commands": [], "sync": None}
     commands: list[Any] = []
     for applied, message in enumerate(items):

@@ -26,14 +26,14 @@ from rules_core.movegen import generate_plays
 from rules_core.notation import NotationError, Play
 from rules_core.validation import PlayCheck, check_play
 
-from . import demo
-from .board_commands import add_board_commands
-from .camera_commands import add_camera_commands
-from .classic_commands import add_classic_commands
-from .duplicate_commands import add_duplicate_commands
-from .serve_commands import add_serve_commands
-from .slip_commands import add_slip_commands
-from .venue_commands import add_venue_commands
+from . import solitaire
+from .board import add_board_commands
+from .camera import add_camera_commands
+from .classic import add_classic_commands
+from .duplicate import add_duplicate_commands
+from .serve import add_serve_commands
+from .slips import add_slip_commands
+from .venue import add_venue_commands
 
 
 class InputError(Exception):
@@ -182,9 +182,6 @@ def write_verdict(verdict: PlayCheck, out: TextIO) -> None:
 def _run_demo(args: argparse.Namespace) -> int:
     lexicon = _lexicon(args)
     delay = args.delay if args.delay is not None else (0.4 if sys.stdout.isatty() else 0.0)
-    demo.play_solitaire(lexicon, seed=args.seed, delay=delay, out=sys.stdout)
+    solitaire.play_solitaire(lexicon, seed=args.seed, delay=delay, out=sys.stdout)
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

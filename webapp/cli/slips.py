@@ -214,8 +214,8 @@ def _print_result(result: dict[str, Any], as_json: bool) -> None:
 
 
 def _service(args: argparse.Namespace) -> Any:
-    from webapp.games import GameService
-    from webapp.store import EventStore
+    from webapp.services.games import GameService
+    from webapp.services.store import EventStore
 
     return GameService(EventStore(args.db), load_lexicon(args.lexicon))
 
@@ -292,7 +292,7 @@ def run_template(args: argparse.Namespace) -> int:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    from vision.slips.demo import run_scanned_game
+    from webapp.services.slip_demo import run_scanned_game
 
     try:
         run_scanned_game(args.players, args.rounds, args.seed, args.state, args.db, args.lexicon, sys.stdout)

@@ -36,11 +36,9 @@ from pathlib import Path
 from typing import Any, Final, Protocol
 
 import numpy as np
-from flask import Flask
 
 from rules_core.duplicate import DuplicateGame
 from rules_core.events import Event
-from rules_core.slips import Slip
 from vision.slips.feed import GameFeed, round_status
 from vision.slips.ingest import Ingestor, Page, StorageError
 from vision.slips.reader import SlipReader
@@ -362,63 +360,3 @@ class ScanService:
                 self._alert(spec.name, f"fallo al leer la bandeja: {error}")
                 self._stop.wait(5 * interval)
             self._stop.wait(interval)
-
-
-def service_of(app: Flask) -> ScanService:
-    """The app's ScanService, attached to its games and data folder on first use."""
-    from .app import services
-
-    found = services(app)
-    if found.scans.games is None:
-        root = app.config.get("SCANS_PATH") or Path(app.config.get("DATA_DIR") or app.instance_path) / "papeletas"
-        found.scans.attach(found.games, Path(root))
-    return found.scans
-
-
-def start_scanners(app: Flask, scanners: Sequence[ScannerSpec]) -> None:
-    """Watch each scanner's folder from a background thread, into the current duplicate game."""
-    service_of(app).start(scanners, float(app.config.get("SCAN_POLL_SECONDS", POLL_SECONDS)))
-
-
-def stop_scanners(app: Flask) -> None:
-    """Stop the scanners' threads (what they stored is kept; a restart reads the rest)."""
-    service_of(app).stop()
-
-
-class DemoSlips:
-    """The demo's scanner: simulated players' slips rendered as scans (``vision.slips.demo.SlipPainter``)
-    into the folder that scanner ``name`` of ``service`` watches, read there by the real reader."""
-
-    def __init__(self, service: ScanService, folder: Path, seed: int, name: str = "demo") -> None:
-        from vision.slips import handwriting
-
-        self.service, self.folder, self.name = service, folder, name
-        self.rng = np.random.default_rng(seed)
-        self.writers = handwriting.writers("train") + handwriting.writers("heldout")
-        self._painter: Any = None
-
-    def hand_in(self, game_id: str, game_name: str, player: str, name: str, table: int, slip: Slip,
-                round_number: int) -> Path | None:  # fmt: skip
-        """Render the slip and drop its scan in the folder; None when it is never scanned (a late slip)."""
-        from vision.slips.demo import SlipPainter, write_scan
-
-        if self._painter is None or self._painter.game_id != game_id:
-            self._painter = SlipPainter(game_id, game_name, self.rng, self.writers)
-        image = self._painter.scan(player, name, table, slip, round_number)
-        if image is None:
-            return None
-        return write_scan(self.folder, f"{game_id[:8]}-r{round_number:02d}-{player}.jpg", image)
-
-    def settled(self) -> bool:
-        """Every scan dropped so far is read or flagged."""
-        return self.service.settled(self.name)
-
-    def scanner(self) -> FolderScanner:
-        return FolderScanner(self.name, self.folder)
-
-
-def demo_slips(app: Flask, seed: int) -> DemoSlips:
-    """The demo's scanner of ``app``: its folder under the slips' data folder (``start_scanners`` watches it)."""
-    service = service_of(app)
-    assert service.root is not None
-    return DemoSlips(service, service.root / "demo" / "bandeja", seed)

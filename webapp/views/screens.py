@@ -19,24 +19,18 @@ tournament.
 from __future__ import annotations
 
 import time
-from typing import Any, Final
+from typing import Final
 
 from flask import Blueprint, abort, current_app, jsonify, redirect, render_template, url_for
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from werkzeug.wrappers import Response
 
-from .scanning import service_of
+from ..services.shared import scan_service, services
 
 bp = Blueprint("screens", __name__, url_prefix="/display/pantalla")
 
 ROTATE_SECONDS: Final = 20
 FOLLOW_SECONDS: Final = 5  # how often a named screen asks what it should show
-
-
-def _services() -> Any:
-    from .app import services
-
-    return services()
 
 
 def venue_screens() -> dict[str, str]:
@@ -48,7 +42,7 @@ def venue_screens() -> dict[str, str]:
 def table_games() -> dict[int, str]:
     """Table number -> the game its camera is attached to."""
     venue = current_app.config.get("VENUE")
-    cameras = _services().cameras
+    cameras = services().cameras
     known = set(cameras.names())
     tables = [t for t in (venue.tables if venue is not None else ()) if t.camera in known]
     games = {t.number: cameras.game_of(t.camera) for t in tables}
@@ -61,7 +55,7 @@ def target(shows: str, now: float) -> str | None:
     if kind == "game":
         return argument or None
     if kind == "duplicate":
-        return service_of(current_app).current_game()  # the one the slips go to
+        return scan_service().current_game()  # the one the slips go to
     games = table_games()
     if kind == "table":
         return games.get(int(argument))

@@ -1,0 +1,215 @@
+"""Fitting the 15x15 grid to its dark lines (step (2) of ``find``).
+
+The frame is warped square onto a *canvas* (``CANVAS_CELL`` pixels per cell), where a
+grid line is a thin ridge darker than what lies beside it in the per-pixel minimum
+channel; tiles, the brightest things, count little. ``fit_grid_global`` makes the
+first grids from an outline (the best combs of 16 evenly spaced lines on each axis);
+``fit_grid_local`` follows the 16 + 16 lines near a known grid, band by band, and fits
+the homography to their crossings (RANSAC). Homographies are 3x3 float64:
+``image_from_board`` maps board (u, v) in cells to image (x, y) in pixels (see
+``geometry``), ``image_from_canvas`` canvas pixels to image pixels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Final
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from .geometry import SIZE, FloatArray, board_to_canvas
+from .percentiles import row_percentiles
+from .premium_layout import layout_and_offsets, layout_match
+
+CANVAS_CELL: Final = 32  # pixels per cell when the grid is warped square for fitting
+CANVAS_MARGIN: Final = 1.0  # cells of margin around the grid in that warp
+QUAD_SLACK: Final = 0.12  # spare canvas around the green outline, as a fraction of it
+GUESSES: Final = 2  # grids from the outline that are followed and checked
+BANDS: Final = 6  # pieces of each grid line followed separately
+
+
+def _stretch_gray(gray: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """Levels stretched so the 1st..99th percentiles span 0..255 (not clipped)."""
+    sample = np.ascontiguousarray(gray[::3, ::3]).reshape(1, -1)
+    lo, hi = row_percentiles(sample, 1.0, np.float64)[0], row_percentiles(sample, 99.0, np.float64)[0]
+    return np.asarray((gray.astype(np.float32) - lo) * (255.0 / max(float(hi - lo), 8.0)), np.float32)
+
+
+def _line_responses(canvas: NDArray[np.float32], cell: float) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """(vertical, horizontal): how much darker a thin line is than what lies beside it."""
+    k = max(3, int(round(cell / 4)) | 1)
+    vertical = cv2.morphologyEx(canvas, cv2.MORPH_CLOSE, np.ones((1, k), np.uint8)) - canvas
+    horizontal = cv2.morphologyEx(canvas, cv2.MORPH_CLOSE, np.ones((k, 1), np.uint8)) - canvas
+    # Tiles (the brightest things on the board) and their letters say nothing of the grid.
+    ceiling = max(60.0, 3.0 * float(np.percentile(canvas[::3, ::3], 30)))
+    tiles = cv2.dilate((canvas > ceiling).astype(np.uint8), np.ones((k, k), np.uint8)) > 0
+    weight = np.where(tiles, np.float32(0.25), np.float32(1.0))
+    return vertical * weight, horizontal * weight
+
+
+def _comb(profile: NDArray[np.float64], lo_pitch: float, hi_pitch: float, count: int = 3) -> list[tuple[float, float]]:
+    """The ``count`` best (offset, pitch) of 16 evenly spaced peaks in a 1-D profile,
+    best first, each at least a quarter cell away from the others in offset or pitch."""
+    n = len(profile)
+    xs = np.arange(n, dtype=np.float64)
+    lines = np.arange(SIZE + 1, dtype=np.float64)
+    candidates: list[tuple[float, float, float]] = []
+    for pitch in np.arange(lo_pitch, hi_pitch, 0.25):
+        offsets = np.arange(0.0, n - 1 - pitch * SIZE, 0.5)
+        if len(offsets) == 0:
+            continue
+        positions = offsets[:, None] + pitch * lines[None, :]
+        scores = np.interp(positions, xs, profile).sum(axis=1)
+        for i in np.argsort(scores)[-count:]:
+            candidates.append((float(scores[i]), float(offsets[i]), float(pitch)))
+    candidates.sort(reverse=True)
+    chosen: list[tuple[float, float]] = []
+    for _, offset, pitch in candidates:
+        if all(abs(offset - o) > 0.25 * p or abs(pitch - p) * SIZE > 0.25 * p for o, p in chosen):
+            chosen.append((offset, pitch))
+            if len(chosen) == count:
+                break
+    return chosen
+
+
+def _canvas_lines(image: NDArray[np.uint8], canvas_from_image: FloatArray, side: int) -> NDArray[np.float32]:
+    """The frame warped to a ``side`` square canvas, as the brightness the grid lines are
+    found in: the per-pixel minimum channel, stretched (only the canvas is processed)."""
+    canvas = cv2.warpPerspective(image, canvas_from_image, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    b, g, r = cv2.split(canvas)
+    return _stretch_gray(np.asarray(cv2.min(cv2.min(b, g), r), np.uint8))
+
+
+def fit_grid_global(image: NDArray[np.uint8], image_from_canvas: FloatArray, side: int) -> Iterator[FloatArray]:
+    """First grids from the outline, likeliest first (made one by one, as they are asked
+    for): of the best few combs on each axis, the ``GUESSES`` pairs whose premium layout
+    matches best, then the outline itself taken as the grid; each with its lines
+    followed (``fit_grid_local``) and moved up to two cells if the layout says so
+    (``_best_shift``)."""
+    canvas = _canvas_lines(image, np.linalg.inv(image_from_canvas), side)
+    vertical, horizontal = _line_responses(canvas, side / SIZE)
+    inner = side / (1 + 2 * QUAD_SLACK)
+    combs = []
+    for response, axis in ((vertical, 0), (horizontal, 1)):
+        profile = response.mean(axis=axis).astype(np.float64)
+        combs.append(_comb(profile, 0.72 * inner / SIZE, 1.2 * inner / SIZE))
+    scored = []
+    for ox, px in combs[0]:
+        for oy, py in combs[1]:
+            guess = image_from_canvas @ np.array([[px, 0.0, ox], [0.0, py, oy], [0.0, 0.0, 1.0]])
+            scored.append((layout_match(image, guess)[0], guess))
+    pad, pitch = (side - inner) / 2, inner / SIZE
+    outline = image_from_canvas @ np.array([[pitch, 0.0, pad], [0.0, pitch, pad], [0.0, 0.0, 1.0]])
+    for guess in [g for _, g in sorted(scored, key=lambda item: -item[0])[:GUESSES]] + [outline]:
+        # the first guess may be far off at a corner: look wide, accept loosely, then look again
+        for reach, tolerance in ((0.45, 0.3), (0.35, 0.2)):
+            fitted = fit_grid_local(image, guess, reach=reach, tolerance=tolerance)
+            if fitted is None:
+                break
+            guess = fitted[0]
+        else:
+            yield _best_shift(image, guess)
+
+
+def _best_shift(image: NDArray[np.uint8], image_from_board: FloatArray) -> FloatArray:
+    """The grid moved by up to ``premium_layout.OFFSET_RING`` cells along each axis so that the premium
+    layout matches best (a comb may take lines outside the board), refitted."""
+    _, scores = layout_and_offsets(image, image_from_board)
+    du, dv = max(scores, key=lambda key: scores[key])
+    if scores[du, dv] <= scores[0, 0] + 0.05:
+        return image_from_board
+    moved = image_from_board @ np.array([[1.0, 0.0, du], [0.0, 1.0, dv], [0.0, 0.0, 1.0]])
+    fitted = fit_grid_local(image, moved)
+    return moved if fitted is None else fitted[0]
+
+
+def fit_grid_local(
+    image: NDArray[np.uint8], image_from_board: FloatArray, reach: float = 0.3, tolerance: float = 0.125
+) -> tuple[FloatArray, float] | None:
+    """Follow each of the 16+16 lines near where ``image_from_board`` puts them; refit.
+
+    Returns the new homography and the fraction of the line crossings it fits within
+    ``tolerance`` cells, or None when too few lines are seen. Lines are looked for
+    within ``reach`` cells of where they are expected."""
+    cell = float(CANVAS_CELL)
+    canvas_from_board = board_to_canvas(cell, CANVAS_MARGIN)
+    side = int(round((SIZE + 2 * CANVAS_MARGIN) * cell))
+    canvas_from_image = canvas_from_board @ np.linalg.inv(image_from_board)
+    vertical, horizontal = _line_responses(_canvas_lines(image, canvas_from_image, side), cell)
+    origin = CANVAS_MARGIN * cell
+    v_lines = _follow_lines(vertical, origin, cell, reach)
+    h_lines = _follow_lines(horizontal.T, origin, cell, reach)
+    if v_lines is None or h_lines is None:
+        return None
+    board_pts, canvas_pts = [], []
+    for i, v in enumerate(v_lines):  # x = mv * y + bv
+        for j, h in enumerate(h_lines):  # y = mh * x + bh
+            if v is None or h is None or abs(1.0 - v[0] * h[0]) < 1e-6:
+                continue
+            y = (h[0] * v[1] + h[1]) / (1.0 - v[0] * h[0])
+            board_pts.append((i, j))
+            canvas_pts.append((v[0] * y + v[1], y))
+    board_arr = np.array(board_pts, np.float64)
+    canvas_arr = np.array(canvas_pts, np.float64)
+    matrix, inliers = cv2.findHomography(board_arr, canvas_arr, cv2.RANSAC, cell * tolerance)
+    if matrix is None or inliers is None or inliers.sum() < 0.4 * len(board_arr):
+        return None
+    return np.asarray(np.linalg.inv(canvas_from_image) @ matrix, np.float64), float(inliers.mean())
+
+
+def _follow_lines(
+    response: NDArray[np.float32], origin: float, cell: float, reach_cells: float = 0.3
+) -> list[tuple[float, float] | None] | None:
+    """For each of the 16 lines near ``origin + i * cell`` (x in columns of ``response``),
+    ``(m, b)`` of ``x = m * y + b`` through its positions found band by band along y,
+    or None for a line not seen; None when fewer than half the lines are seen."""
+    width = response.shape[1]
+    reach = int(round(cell * reach_cells))
+    edges = np.round(origin + SIZE * cell / BANDS * np.arange(BANDS + 1)).astype(int)
+    profiles = np.stack([response[edges[b] : edges[b + 1]].mean(axis=0) for b in range(BANDS)])  # BANDS x W
+    centres = np.round(origin + cell * np.arange(SIZE + 1)).astype(int)  # 16
+    offsets = np.arange(-reach - 1, reach + 2)  # K, one spare sample each side
+    windows = profiles[:, np.clip(centres[:, None] + offsets[None, :], 0, width - 1)]  # BANDS x 16 x K
+    k = windows[..., 1:-1].argmax(axis=2) + 1  # BANDS x 16
+    peak = np.take_along_axis(windows, k[..., None], 2)[..., 0]
+    left = np.take_along_axis(windows, (k - 1)[..., None], 2)[..., 0]
+    right = np.take_along_axis(windows, (k + 1)[..., None], 2)[..., 0]
+    strength = peak - np.median(windows, axis=2)
+    curvature = left - 2 * peak + right
+    safe = np.where(curvature < 0, curvature, -1.0)
+    shift = np.clip(np.where(curvature < 0, 0.5 * (left - right) / safe, 0.0), -0.5, 0.5)
+    xs = centres[None, :] + offsets[k] + shift  # BANDS x 16
+    ys = 0.5 * (edges[:-1] + edges[1:])  # BANDS
+    seen = strength > 1.0  # BANDS x 16
+    keep = seen & (np.abs(xs - _column_medians(xs, seen)) < cell * max(0.2, reach_cells * 0.6))
+    m, b = _weighted_lines(ys, xs, np.where(keep, strength, 0.0).astype(np.float64))
+    fitted = (seen.sum(axis=0) >= 2) & (keep.sum(axis=0) >= 2)
+    lines = [(float(m[i]), float(b[i])) if fitted[i] else None for i in range(SIZE + 1)]
+    return lines if int(fitted.sum()) > SIZE // 2 else None
+
+
+def _column_medians(values: NDArray[np.float64], chosen: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """The median of each column's ``chosen`` values (``np.median``'s; any value for a column with none)."""
+    count = chosen.sum(axis=0)
+    ordered = np.sort(np.where(chosen, values, np.inf), axis=0)
+    columns = np.arange(values.shape[1])
+    low, high = np.maximum((count - 1) // 2, 0), np.minimum(count // 2, len(values) - 1)
+    return np.asarray(0.5 * (ordered[low, columns] + ordered[high, columns]), np.float64)
+
+
+def _weighted_lines(
+    y: NDArray[np.float64], x: NDArray[np.float64], weight: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per column, ``(m, b)`` of ``x = m * y + b`` by least squares weighted by ``weight`` (what
+    ``np.polyfit(y, x, 1, w=sqrt(weight))`` gives); ``y`` is shared by the columns. Columns with
+    fewer than two weighted points get meaningless values."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = weight.sum(axis=0)
+        y_mean = (weight * y[:, None]).sum(axis=0) / s
+        x_mean = (weight * x).sum(axis=0) / s
+        dy, dx = y[:, None] - y_mean, x - x_mean  # centred: no cancellation
+        m = (weight * dx * dy).sum(axis=0) / (weight * dy * dy).sum(axis=0)
+        b = x_mean - m * y_mean
+    return m, b

@@ -1,0 +1,7 @@
+"""``python -m webapp.cli``: the ``veedor`` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())
