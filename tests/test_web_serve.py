@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from webapp.cli.accounts import add_account_commands
 from webapp.cli.serve import RESERVED_THREADS, add_serve_commands, serve_app
 from webapp.services.accounts import Accounts
 from webapp.services.store import EventStore
@@ -16,7 +17,9 @@ from webapp.services.store import EventStore
 
 def parse(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="veedor")
-    add_serve_commands(parser.add_subparsers(required=True))
+    commands = parser.add_subparsers(required=True)
+    add_serve_commands(commands)
+    add_account_commands(commands)
     return parser.parse_args(list(argv))
 
 

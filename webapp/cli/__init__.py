@@ -27,6 +27,7 @@ from rules_core.notation import NotationError, Play
 from rules_core.validation import PlayCheck, check_play
 
 from . import solitaire
+from .accounts import add_account_commands
 from .board import add_board_commands
 from .camera import add_camera_commands
 from .classic import add_classic_commands
@@ -74,6 +75,7 @@ def _parser() -> argparse.ArgumentParser:
     add_slip_commands(commands)
     add_classic_commands(commands)
     add_serve_commands(commands)
+    add_account_commands(commands)
     add_venue_commands(commands)
     add_board_commands(commands)
     add_camera_commands(commands)

@@ -1,4 +1,4 @@
-"""``veedor serve``, ``veedor arbiter``, ``veedor device``: run the web app and manage its accounts.
+"""``veedor serve``: run the web app.
 
 ``serve`` runs the app under waitress, a production WSGI server in pure Python. A
 live screen holds one server thread for as long as it is connected (Server-Sent
@@ -13,7 +13,6 @@ command line win), its cameras and scanners started with the server and stopped 
 from __future__ import annotations
 
 import argparse
-import getpass
 import signal
 import sys
 from pathlib import Path
@@ -21,9 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from flask import Flask
 
-from ..services.accounts import AccountError, Accounts
 from ..services.shared import services, start_cameras, start_scanners, stop_cameras, stop_scanners
-from ..services.store import EventStore
 
 if TYPE_CHECKING:
     from hardware.venue import Venue
@@ -34,11 +31,11 @@ RESERVED_THREADS: Final = 16  # never taken by live screens
 
 
 def add_serve_commands(commands: Any) -> None:
-    """Add ``serve``, ``arbiter`` and ``device`` to the CLI's subcommands."""
+    """Add ``serve`` to the CLI's subcommands."""
     serve = commands.add_parser("serve", help="run the web app (screens, arbiter console, results)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
-    _add_storage_options(serve)
+    add_storage_options(serve)
     serve.add_argument("--lexicon", metavar="PATH", help="word list (default: $VEEDOR_LEXICON, else the free list)")
     serve.add_argument("--threads", type=int, default=DEFAULT_THREADS,
                        help=f"server threads; live screens use at most threads-{RESERVED_THREADS}")  # fmt: skip
@@ -46,31 +43,8 @@ def add_serve_commands(commands: Any) -> None:
     serve.add_argument("--venue", metavar="FILE", help="serve a venue: its database, lexicon, cameras, scanners")
     serve.set_defaults(run=run_serve)
 
-    arbiter = commands.add_parser("arbiter", help="arbiter accounts of the web app")
-    arbiter_actions = arbiter.add_subparsers(required=True, metavar="ACTION")
-    add = arbiter_actions.add_parser("add", help="create an arbiter account (asks for the password)")
-    add.add_argument("login")
-    add.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
-    _add_storage_options(add)
-    add.set_defaults(run=run_arbiter_add)
-    remove = arbiter_actions.add_parser("remove", help="delete an arbiter account")
-    remove.add_argument("login")
-    _add_storage_options(remove)
-    remove.set_defaults(run=run_arbiter_remove)
 
-    device = commands.add_parser("device", help="device tokens for the API (slip scanner, cameras)")
-    device_actions = device.add_subparsers(required=True, metavar="ACTION")
-    add_device = device_actions.add_parser("add", help="register a device and print its token once")
-    add_device.add_argument("name")
-    _add_storage_options(add_device)
-    add_device.set_defaults(run=run_device_add)
-    remove_device = device_actions.add_parser("remove", help="revoke a device's token")
-    remove_device.add_argument("name")
-    _add_storage_options(remove_device)
-    remove_device.set_defaults(run=run_device_remove)
-
-
-def _add_storage_options(parser: argparse.ArgumentParser) -> None:
+def add_storage_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", metavar="DIR", default="veedor-data",
                         help="folder for the database and the session key (default ./veedor-data)")  # fmt: skip
     parser.add_argument("--db", metavar="URL", help="database URL (default: SQLite veedor.db in --data)")
@@ -85,47 +59,6 @@ def database_url(args: argparse.Namespace) -> str:
     folder = Path(args.data).resolve()
     folder.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{folder / 'veedor.db'}"
-
-
-def _accounts(args: argparse.Namespace) -> Accounts:
-    return Accounts(EventStore(database_url(args)).engine)
-
-
-def run_arbiter_add(args: argparse.Namespace) -> int:
-    if args.password_stdin:
-        password = sys.stdin.readline().rstrip("\n")
-    else:
-        password = getpass.getpass("contraseña: ")
-        if getpass.getpass("repítala: ") != password:
-            print("veedor: las contraseñas no coinciden", file=sys.stderr)
-            return 2
-    try:
-        _accounts(args).add_arbiter(args.login, password)
-    except AccountError as error:
-        print(f"veedor: {error}", file=sys.stderr)
-        return 2
-    print(f"árbitro {args.login} creado")
-    return 0
-
-
-def run_arbiter_remove(args: argparse.Namespace) -> int:
-    _accounts(args).remove_arbiter(args.login)
-    return 0
-
-
-def run_device_remove(args: argparse.Namespace) -> int:
-    _accounts(args).remove_device(args.name)
-    return 0
-
-
-def run_device_add(args: argparse.Namespace) -> int:
-    try:
-        token = _accounts(args).add_device(args.name)
-    except AccountError as error:
-        print(f"veedor: {error}", file=sys.stderr)
-        return 2
-    print(token)
-    return 0
 
 
 def _largest_body(app: Flask) -> int:

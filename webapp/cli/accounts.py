@@ -1,0 +1,82 @@
+"""``veedor arbiter`` and ``veedor device``: the web app's arbiter accounts and device tokens.
+
+Both work on the database that ``veedor serve`` uses (``--data``/``--db``, as there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+from typing import Any
+
+from ..services.accounts import AccountError, Accounts
+from ..services.store import EventStore
+from .serve import add_storage_options, database_url
+
+
+def add_account_commands(commands: Any) -> None:
+    """Add ``arbiter`` and ``device`` to the CLI's subcommands."""
+    arbiter = commands.add_parser("arbiter", help="arbiter accounts of the web app")
+    arbiter_actions = arbiter.add_subparsers(required=True, metavar="ACTION")
+    add = arbiter_actions.add_parser("add", help="create an arbiter account (asks for the password)")
+    add.add_argument("login")
+    add.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
+    add_storage_options(add)
+    add.set_defaults(run=run_arbiter_add)
+    remove = arbiter_actions.add_parser("remove", help="delete an arbiter account")
+    remove.add_argument("login")
+    add_storage_options(remove)
+    remove.set_defaults(run=run_arbiter_remove)
+
+    device = commands.add_parser("device", help="device tokens for the API (slip scanner, cameras)")
+    device_actions = device.add_subparsers(required=True, metavar="ACTION")
+    add_device = device_actions.add_parser("add", help="register a device and print its token once")
+    add_device.add_argument("name")
+    add_storage_options(add_device)
+    add_device.set_defaults(run=run_device_add)
+    remove_device = device_actions.add_parser("remove", help="revoke a device's token")
+    remove_device.add_argument("name")
+    add_storage_options(remove_device)
+    remove_device.set_defaults(run=run_device_remove)
+
+
+def _accounts(args: argparse.Namespace) -> Accounts:
+    return Accounts(EventStore(database_url(args)).engine)
+
+
+def run_arbiter_add(args: argparse.Namespace) -> int:
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = getpass.getpass("contraseña: ")
+        if getpass.getpass("repítala: ") != password:
+            print("veedor: las contraseñas no coinciden", file=sys.stderr)
+            return 2
+    try:
+        _accounts(args).add_arbiter(args.login, password)
+    except AccountError as error:
+        print(f"veedor: {error}", file=sys.stderr)
+        return 2
+    print(f"árbitro {args.login} creado")
+    return 0
+
+
+def run_arbiter_remove(args: argparse.Namespace) -> int:
+    _accounts(args).remove_arbiter(args.login)
+    return 0
+
+
+def run_device_remove(args: argparse.Namespace) -> int:
+    _accounts(args).remove_device(args.name)
+    return 0
+
+
+def run_device_add(args: argparse.Namespace) -> int:
+    try:
+        token = _accounts(args).add_device(args.name)
+    except AccountError as error:
+        print(f"veedor: {error}", file=sys.stderr)
+        return 2
+    print(token)
+    return 0
