@@ -25,6 +25,7 @@ test: $(INSTALLED) test-packages
 bench: $(INSTALLED) bench-packages
 	$(PYTHON) tests/benchmarks/bench_rules.py
 	$(PYTHON) tests/benchmarks/bench_web.py
+	$(PYTHON) tests/benchmarks/bench_attack.py
 	$(PYTHON) tests/benchmarks/bench_board.py
 	@# RapidOCR, only to compare with: --no-deps keeps its GUI OpenCV out of the venv
 	$(PYTHON) -m pip install -q --no-deps rapidocr-onnxruntime==1.4.4

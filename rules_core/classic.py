@@ -55,7 +55,7 @@ from .classic_state import (
     Turn,
     turn_row,
 )
-from .events import Event, GameError
+from .events import MALFORMED, Event, GameError
 from .lexicon import Lexicon
 from .notation import NotationError, Play
 from .scoring import RACK_SIZE
@@ -105,7 +105,12 @@ class ClassicGame(ClassicEvents):
         payload = Payload(event.kind, event.data)
         if event.kind != "game_created" and not state.created:
             raise GameError("la partida no está creada: el primer evento es 'game_created'")
-        handler(self, state, payload)
+        try:
+            handler(self, state, payload)
+        except MALFORMED as error:
+            if isinstance(error, GameError):
+                raise
+            raise GameError(f"evento {event.kind} mal formado: {error!r}") from None
         self._state = state
         self._events.append(event)
 

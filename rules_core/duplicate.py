@@ -29,7 +29,7 @@ from typing import Any, Final
 from .alphabet import BLANK, Tile, full_bag, is_blank, label, tile_from_label
 from .board import Board
 from .cgp import Position, rack_sort_key
-from .events import Event, GameError
+from .events import MALFORMED, Event, GameError
 from .lexicon import Lexicon
 from .master import top_plays
 from .movegen import ScoredPlay, generate_plays
@@ -266,7 +266,7 @@ class DuplicateGame:
             raise GameError(f"la partida ha terminado: {self.end_reason}")
         try:
             handler(self, event)
-        except (KeyError, TypeError, ValueError) as error:
+        except MALFORMED as error:
             if isinstance(error, GameError):
                 raise
             raise GameError(f"evento {event.kind} mal formado: {error!r}") from None
@@ -306,12 +306,11 @@ class DuplicateGame:
         problem = manual_rack_problem(rack, self.leave, bag, number)
         if problem:
             raise GameError(f"atril {_rack_text(rack)} no válido: {problem}")
+        new = Round(number, self.board.copy(), rack, str(event.data.get("source", "manual")),
+                    int(event.data.get("redraws", 0)))  # fmt: skip
         if replacing:
             self.rounds.pop()
-        source = str(event.data.get("source", "manual"))
-        self.rounds.append(
-            Round(number, self.board.copy(), rack, source, int(event.data.get("redraws", 0)))
-        )
+        self.rounds.append(new)
 
     def _on_timer(self, event: Event) -> None:
         r = self._open_round(int(event.data["round"]))
@@ -327,6 +326,11 @@ class DuplicateGame:
                 f"{self.players[player].name} ya entregó papeleta en la ronda {r.number}; "
                 "corríjala indicando el motivo"
             )
+        closed = r.master is not None or self.ended
+        if closed and not str(event.data.get("reason", "")).strip():
+            # Slips are collected at "TIEMPO", before the master (D.III.13, D.III.25.b): one
+            # that comes after is an arbiter's decision, recorded with its reason.
+            raise GameError(f"la ronda {r.number} está cerrada: una papeleta nueva necesita un motivo")
         self._record_slip(r, player, event)
 
     def _on_slip_corrected(self, event: Event) -> None:
@@ -343,9 +347,11 @@ class DuplicateGame:
         return r, player
 
     def _record_slip(self, r: Round, player: str, event: Event) -> None:
+        """Read and score the slip first; only a slip that scores is recorded."""
         slip = Slip.from_json(dict(event.data["slip"]))
+        result = self._score(r, player, slip)
         r.slips[player] = slip
-        r.results[player] = self._score(r, player, slip)
+        r.results[player] = result
         r.history.append(event)
 
     def _score(self, r: Round, player: str, slip: Slip) -> SlipScore:
@@ -360,15 +366,13 @@ class DuplicateGame:
         if not top:
             raise GameError(f"la ronda {r.number} no tiene ninguna jugada posible")
         chosen = self._find_top(top, str(event.data.get("play") or top[0].notation))
+        placed = [(sq, tile) for sq, tile in zip(chosen.play.squares(), chosen.word) if not self.board[sq]]
+        used = [BLANK if is_blank(tile) else tile for _, tile in placed]
+        pool, leave = _without(self.pool, used), tuple(_without(r.rack, used))
         r.master = chosen
-        placed = []
-        for square, tile in zip(chosen.play.squares(), chosen.word):
-            if not self.board[square]:
-                self.board[square] = tile
-                placed.append(tile)
-        used = [BLANK if is_blank(tile) else tile for tile in placed]
-        self.pool = _without(self.pool, used)
-        self.leave = tuple(_without(r.rack, used))
+        for square, tile in placed:
+            self.board[square] = tile
+        self.pool, self.leave = pool, leave
         self.end_reason = self._natural_end(r.number)
 
     def _find_top(self, top: list[ScoredPlay], notation: str) -> ScoredPlay:
@@ -404,9 +408,13 @@ class DuplicateGame:
         reason = str(event.data.get("reason", "")).strip()
         if not reason:
             raise GameError("la anulación necesita un motivo")
-        r.annulled = reason
-        for player, slip in r.slips.items():
-            r.results[player] = self._score(r, player, slip)
+        previous, r.annulled = r.annulled, reason
+        try:
+            rescored = {player: self._score(r, player, slip) for player, slip in r.slips.items()}
+        except Exception:
+            r.annulled = previous
+            raise
+        r.results.update(rescored)
 
     def _on_game_ended(self, event: Event) -> None:
         self.end_reason = str(event.data.get("reason") or "decisión del Juez Árbitro (D.III.22)")

@@ -12,11 +12,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Final
 
 
 class GameError(ValueError):
     """An action the rules or the game's state forbid; the message says why, in Spanish."""
+
+
+# What a handler raises on a payload of the wrong shape (a missing key, a list for a
+# number...): ``apply`` turns it into a GameError, the state unchanged.
+MALFORMED: Final = (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,9 @@
 """Duplicate results as CSV: every player's play in every round, and the standings (D.IV.32).
 
 Columns are in Spanish for the arbiters' spreadsheets; UTF-8, comma-separated,
-one header line.
+one header line. A text cell that a spreadsheet would take for a formula (it starts
+with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return: a player named
+``=HYPERLINK(...)``) is written behind an apostrophe, as text; numbers stay numbers.
 """
 
 from __future__ import annotations
@@ -9,7 +11,24 @@ from __future__ import annotations
 import csv
 import io
 
+from collections.abc import Iterable
+from typing import Any, Final
+
 from .duplicate import NO_SLIP, DuplicateGame
+
+FORMULA_STARTS: Final = ("=", "+", "-", "@", "\t", "\r")
+
+
+def as_text_cell(value: Any) -> Any:
+    """A CSV cell that no spreadsheet evaluates: risky text behind an apostrophe, numbers as they are."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def write_rows(writer: Any, rows: Iterable[Iterable[Any]]) -> None:
+    """``writer.writerows`` with every cell made safe (``as_text_cell``)."""
+    writer.writerows([as_text_cell(cell) for cell in row] for row in rows)
 
 
 def round_results_csv(game: DuplicateGame) -> str:
@@ -23,8 +42,8 @@ def round_results_csv(game: DuplicateGame) -> str:
         master = r.master.notation if r.master else ""
         for player in game.players.values():
             result = r.results.get(player.id, NO_SLIP)
-            writer.writerow([r.number, player.table, player.name, result.play or "", result.score,
-                             result.reason, bonuses.get(player.id, 0), master, r.master_score])  # fmt: skip
+            write_rows(writer, [[r.number, player.table, player.name, result.play or "", result.score,
+                                 result.reason, bonuses.get(player.id, 0), master, r.master_score]])  # fmt: skip
     return out.getvalue()
 
 
@@ -35,6 +54,6 @@ def standings_csv(game: DuplicateGame) -> str:
     writer.writerow(["puesto", "jugador", "total", "bonificacion", "maestras_igualadas",
                      "maximas_en_solitario", "maximo_diferencial"])  # fmt: skip
     for s in game.standings():
-        writer.writerow([s.rank, s.name, s.total, s.bonus, s.masters_matched, s.solo_tops, s.max_deficit])
+        write_rows(writer, [[s.rank, s.name, s.total, s.bonus, s.masters_matched, s.solo_tops, s.max_deficit]])
     writer.writerow(["", "jugada maestra", game.master_total, "", "", "", ""])
     return out.getvalue()

@@ -24,6 +24,7 @@ from typing import Any
 
 from .alphabet import BLANK, Tile, as_blank, is_blank
 from .board import Board
+from .events import GameError
 from .lexicon import Lexicon
 from .notation import NotationError, Play
 from .validation import check_play
@@ -52,14 +53,32 @@ class Slip:
 
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> Slip:
+        """The slip of a stored or submitted payload; a value of the wrong type is a GameError."""
+        others = value.get("other_notations", ())
+        if not isinstance(others, (list, tuple)) or not all(isinstance(o, str) for o in others):
+            raise GameError("'other_notations' es una lista de jugadas escritas")
         return cls(
-            value.get("notation"),
-            bool(value.get("late", False)),
-            bool(value.get("blank_not_circled", False)),
-            value.get("void"),
-            tuple(value.get("other_notations", ())),
-            value.get("source", "teclado"),
+            _optional_text(value, "notation"),
+            _flag(value, "late"),
+            _flag(value, "blank_not_circled"),
+            _optional_text(value, "void"),
+            tuple(others),
+            _optional_text(value, "source") or "teclado",
         )
+
+
+def _optional_text(value: dict[str, Any], key: str) -> str | None:
+    found = value.get(key)
+    if found is not None and not isinstance(found, str):
+        raise GameError(f"{key!r} de la papeleta es un texto, no {type(found).__name__}")
+    return found
+
+
+def _flag(value: dict[str, Any], key: str) -> bool:
+    found = value.get(key, False)
+    if not isinstance(found, bool):
+        raise GameError(f"{key!r} de la papeleta es true o false")
+    return found
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from webapp.app import create_app
 from webapp.services.accounts import arbiters
 from webapp.services.shared import services
 
-from .web_helpers import ARBITER, CSRF, PASSWORD
+from .web_helpers import ARBITER, PASSWORD, arbiter_client
 
 
 @pytest.fixture(scope="session")
@@ -61,10 +61,4 @@ def runner(app: Flask) -> FlaskCliRunner:
 @pytest.fixture()
 def arbiter(app: Flask) -> FlaskClient:
     """A client with an arbiter's session and a known CSRF token (``CSRF``)."""
-    client = app.test_client()
-    with client.session_transaction() as session:
-        session["arbiter"] = ARBITER
-        session["csrf_token"] = CSRF
-    return client
-
-
+    return arbiter_client(app)

@@ -25,8 +25,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     "webapp.services": frozenset({"rules_core", "vision", "hardware", "models"}),
     "webapp.views": frozenset({"rules_core", "vision", "hardware", "models", "webapp.services"}),
     "webapp.app": frozenset({"rules_core", "vision", "hardware", "models", "webapp.services", "webapp.views"}),
+    "webapp.serving": frozenset({"rules_core", "vision", "hardware", "models", "webapp.services", "webapp.views"}),
     "webapp.cli": frozenset({"rules_core", "vision", "hardware", "models", "webapp.services", "webapp.views",
-                             "webapp.app"}),  # fmt: skip
+                             "webapp.app", "webapp.serving"}),  # fmt: skip
 }
 MAX_LINES = 600
 MAX_MODULES_PER_FOLDER = 15

@@ -182,7 +182,10 @@ def test_the_game_ends_after_the_agreed_rounds(file2017: Lexicon) -> None:
     assert game.ended and "1 rondas pactadas" in str(game.end_reason)
     with pytest.raises(GameError, match="ha terminado"):
         rack(game, 2, "QAEIRST")
-    slip(game, 1, "ana", "8C AMONEN")  # slips of a past round are still entered
+    with pytest.raises(GameError, match="necesita un motivo"):  # a closed round: the arbiter says why
+        slip(game, 1, "ana", "8C AMONEN")
+    game.apply(Event("slip", {"round": 1, "player": "ana", "slip": Slip("8C AMONEN").to_json(),
+                              "reason": "entregada a tiempo, no anotada"}))  # fmt: skip
     assert result(game, 1, "ana") == (22, "")
 
 

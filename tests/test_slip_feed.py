@@ -61,13 +61,15 @@ def test_a_read_slip_is_submitted_and_a_doubtful_one_waits(game: tuple[GameServi
     assert r.results["j1"].score > 0
     assert "j2" not in r.slips and "j3" not in r.slips
     waiting = {item.player: item for item in queue.pending()}
-    assert set(waiting) == {"j2", "j3"}
+    assert set(waiting) == {"j2", None}  # another game's slip: its player is another game's, not this one's
     assert Path(waiting["j2"].crop).exists() and Path(waiting["j2"].slip_image).exists()
-    assert "otra partida" in waiting["j3"].note
-    assert round_status(duplicate, queue, 1) == {"j1": "read", "j2": "flagged", "j3": "flagged"}
+    other = waiting[None]
+    assert "otra partida (código otra-par)" in other.note and other.flags == ("other_game",)
+    assert other.proposal is None and other.reading == "" and Path(other.crop).exists()  # held unread
+    assert round_status(duplicate, queue, 1) == {"j1": "read", "j2": "flagged", "j3": "missing"}
     # the arbiter corrects one and voids the other; the queue survives a restart
     feed.resolve(waiting["j2"].id, "correct", "árbitro", notation="H8 CASO")
-    feed.resolve(waiting["j3"].id, "void", "árbitro", reason="papeleta de otra partida", player="j3")
+    feed.resolve(other.id, "void", "árbitro", reason="papeleta de otra partida", player="j3", round_number=1)
     r = service.duplicate(game_id).round(1)
     assert r.slips["j2"].notation == "H8 CASO" and r.results["j2"].valid
     assert r.slips["j3"].void == "papeleta de otra partida" and r.results["j3"].score == 0

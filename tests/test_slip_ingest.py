@@ -71,7 +71,7 @@ def test_pages_of_a_multipage_tiff_and_a_pdf(tmp_path: Path) -> None:
     [
         ("vacio.png", b"", "vacío"),
         ("nota.txt", b"hola", "tipo de archivo no admitido"),
-        ("roto.jpg", b"\xff\xd8\xff\xe0 esto no es un JPEG", "no es una imagen"),
+        ("roto.jpg", b"\xff\xd8\xff\xe0 esto no es un JPEG", "JPEG dañada"),
         ("bomba.png", huge_png_header(20000, 20000), "megapíxeles"),
         ("roto.pdf", b"%PDF-1.4 basura", "PDF dañado"),
     ],
@@ -167,3 +167,29 @@ def test_a_photo_stands_as_its_exif_orientation_says() -> None:
     page = next(split_pages(buffer.getvalue(), "foto.jpg"))
     assert page.shape == (120, 40)
     assert page[:10].mean() < 60 and page[-10:].mean() > 200  # the left edge is now the top
+
+
+def test_a_file_over_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
+    from vision.slips.ingest import MAX_FILE_BYTES
+
+    inbox = tmp_path / "bandeja"
+    inbox.mkdir()
+    with open(inbox / "enorme.tif", "wb") as handle:
+        handle.truncate(MAX_FILE_BYTES + 1)  # sparse: no disk used, and never read into memory
+    ingestor = Ingestor(inbox, tmp_path / "estado", Recorder())
+    assert ingestor.poll() == [] and "más de 67 MB" in ingestor.refused[0]["reason"]
+    assert (tmp_path / "estado" / "refused" / "enorme.tif").stat().st_size == MAX_FILE_BYTES + 1
+
+
+def test_a_refused_name_is_never_reused_and_survives_a_restart(tmp_path: Path) -> None:
+    inbox = tmp_path / "bandeja"
+    inbox.mkdir()
+    ingestor = Ingestor(inbox, tmp_path / "estado", Recorder())
+    for content in (b"uno", b"dos"):
+        (inbox / "escaneo.png").write_bytes(content)
+        ingestor.poll()
+    assert [(r["name"], r["stored"]) for r in ingestor.refused] == [("escaneo.png", "escaneo.png"),
+                                                                    ("escaneo.png", "escaneo-2.png")]  # fmt: skip
+    assert (tmp_path / "estado" / "refused" / "escaneo.png").read_bytes() == b"uno"
+    again = Ingestor(inbox, tmp_path / "estado", Recorder())
+    assert again.refused == ingestor.refused

@@ -427,7 +427,7 @@ def a_game_with_a_device(url: str, lexicon: Lexicon) -> tuple[str, str]:
     game_id = games.create_duplicate("Open de la sede", DuplicateSettings(bonuses=True), actor="arbitro")
     games.append(game_id, Event("player_added", {"player": "j1", "name": "Ana", "table": 1}))
     games.append(game_id, Event("rack_set", {"round": 1, "rack": list("AEMNNOQ"), "source": "manual"}))
-    token = Accounts(store.engine).add_device("escaner-sala")
+    token = Accounts(store.engine).add_device("escaner-sala", "scanner")
     store.engine.dispose()
     return game_id, token
 

@@ -45,8 +45,9 @@ from webapp.cli.serve import add_serve_commands, load_serve_venue, serve_app
 from webapp.services.accounts import arbiters
 from webapp.services.games import GameService
 from webapp.services.scanning import SETTLE_SECONDS
-from webapp.services.shared import services, start_scanners, stop_scanners
+from webapp.services.shared import scan_service, services, start_scanners, stop_scanners
 from webapp.services.store import EventStore
+from webapp.views.auth import SESSION_ID
 
 from .conftest import FILE2017
 from .test_venue import Served, render_board
@@ -185,6 +186,7 @@ folder = "escaneos"
     game_id = games.create_duplicate("Open de la sala", DuplicateSettings(), actor="arbitro")
     games.append(game_id, Event("player_added", {"player": "j1", "name": "Ana", "table": 1}))
     games.append(game_id, Event("rack_set", {"round": 1, "rack": list("AEMNNOQ"), "source": "manual"}))
+    scan_service(app).choose(game_id, "arbitro")  # plain slips go where the arbiter says
     return app, args.venue_config
 
 
@@ -315,6 +317,7 @@ def arbiter_console(app: Flask) -> str:
     client = app.test_client()
     with client.session_transaction() as session:
         session["arbiter"] = "arbitro"
+        session[SESSION_ID] = accounts.open_session("arbitro")
     return client.get("/arbiter/").get_data(as_text=True)
 
 

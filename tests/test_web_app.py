@@ -87,7 +87,7 @@ def test_request_size_is_limited(app: Flask, arbiter: FlaskClient) -> None:
     big = "x" * (300 * 1024)
     answer = post(arbiter, f"/arbiter/g/{game_id}/players", {"players": big})
     assert answer.status_code == 413
-    token = services(app).accounts.add_device("d")
+    token = services(app).accounts.add_device("d", "scanner")
     api = arbiter.post(f"/api/games/{game_id}/events", data=big, content_type="application/json",
                        headers={"Authorization": f"Bearer {token}"})  # fmt: skip
     assert api.status_code == 413 and api.json["status"] == 413
@@ -99,8 +99,9 @@ def test_flask_commands_add_arbiters_and_devices(app: Flask, runner: FlaskCliRun
     assert services(app).accounts.check_password("jefa", "una-clave-larga")
     again = runner.invoke(args=["arbiter-add", "jefa", "--password", "una-clave-larga"])
     assert again.exit_code != 0 and "ya existe" in again.output
-    token = runner.invoke(args=["device-add", "escaner"]).output.strip()
-    assert services(app).accounts.device_for_token(token) == "escaner"
+    token = runner.invoke(args=["device-add", "escaner", "--role", "scanner"]).output.strip()
+    device = services(app).accounts.device_for_token(token)
+    assert device is not None and (device.name, device.role, device.games) == ("escaner", "scanner", None)
 
 
 def test_the_interface_is_spanish_and_english_can_follow(client: FlaskClient) -> None:

@@ -185,7 +185,10 @@ def test_earlier_rounds_can_be_shown_and_corrected(app: Flask, arbiter: FlaskCli
     post(arbiter, f"{base}/rack", {"action": "draw"})
     page = arbiter.get(f"{base}?ronda=1").text
     assert 'name="round" value="1"' in page
-    reply = post(arbiter, f"{base}/slip", {"round": "1", "table": "2", "play": "H3 AMONEN"}, headers=JSON).json
+    slip = {"round": "1", "table": "2", "play": "H3 AMONEN"}
+    refused = post(arbiter, f"{base}/slip", slip, headers=JSON)  # the round is closed: a new slip needs a reason
+    assert refused.status_code == 409 and "necesita un motivo" in refused.json["error"]
+    reply = post(arbiter, f"{base}/slip", {**slip, "reason": "entregada a tiempo"}, headers=JSON).json
     assert reply["result"]["score"] == 22 and reply["state"]["round"] == 1
 
 

@@ -141,7 +141,7 @@ def test_an_arbiter_session_does_not_open_the_device_api(app: Flask, arbiter: Fl
 
 def test_a_revoked_device_token_stops_working(app: Flask, client: FlaskClient) -> None:
     game_id = duplicate_game(app)
-    token = services(app).accounts.add_device("escaner-1")
+    token = services(app).accounts.add_device("escaner-1", "scanner")
     headers = {"Authorization": f"Bearer {token}"}
     assert client.post(f"/api/games/{game_id}/slips", json={"table": 1, "notation": "H3 AMONEN"},
                        headers=headers).status_code == 201  # fmt: skip

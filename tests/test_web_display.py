@@ -104,7 +104,7 @@ def test_streams_are_capped(app: Flask) -> None:
 
 def test_a_device_sends_a_scanned_slip(app: Flask, client: FlaskClient) -> None:
     game_id = duplicate_game(app)
-    token = services(app).accounts.add_device("escaner-1")
+    token = services(app).accounts.add_device("escaner-1", "scanner")
     answer = client.post(f"/api/games/{game_id}/slips", json={"table": 2, "notation": "H3 AMONEN", "late": False},
                          headers={"Authorization": f"Bearer {token}"})  # fmt: skip
     assert answer.status_code == 201 and answer.json["ok"]
@@ -117,7 +117,7 @@ def test_a_device_sends_a_scanned_slip(app: Flask, client: FlaskClient) -> None:
 
 def test_a_device_event_goes_through_the_rules(app: Flask, client: FlaskClient) -> None:
     game_id = duplicate_game(app)
-    headers = {"Authorization": f"Bearer {services(app).accounts.add_device('camara-1')}"}
+    headers = {"Authorization": f"Bearer {services(app).accounts.add_device('escaner-2', 'scanner')}"}
     before = event_count(app, game_id)
     master = client.post(f"/api/games/{game_id}/events", json={"kind": "master_announced", "data": {"round": 1}},
                          headers=headers)  # fmt: skip

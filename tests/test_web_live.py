@@ -78,6 +78,14 @@ def test_stream_slots() -> None:
     assert slots.open == 1 and slots.acquire()
 
 
+def test_stream_slots_per_address() -> None:
+    slots = StreamSlots(3, per_address=2)
+    assert slots.acquire("127.0.0.9") and slots.acquire("127.0.0.9") and not slots.acquire("127.0.0.9")
+    assert slots.acquire("127.0.0.2") and not slots.acquire("127.0.0.3")  # 3 in all
+    slots.release("127.0.0.9")
+    assert slots.open_from("127.0.0.9") == 1 and slots.acquire("127.0.0.3")
+
+
 @pytest.fixture()
 def served(app: Flask) -> Iterator[tuple[Flask, int]]:
     server = make_server(app, "127.0.0.1", 0, 24)
@@ -128,3 +136,26 @@ def test_the_served_pages_answer(served: tuple[Flask, int]) -> None:
     assert response.status == 200 and response.getheader("Server") == "Veedor"
     response.read()
     connection.close()
+
+
+def test_a_burst_of_changes_reaches_a_stream_as_one_state(app: Flask) -> None:
+    """Slips entered quickly cost each screen a state every STATE_GAP seconds, not one per slip."""
+    game_id = duplicate_game(app)
+    answer = app.test_client().get(f"/api/games/{game_id}/stream", buffered=False)
+    chunks = answer.response  # type: ignore[attr-defined]
+    next(chunks)  # retry
+    first = next(chunks).decode()
+    version = services(app).games.version(game_id)
+    assert first.startswith(f"id: {version}\n")
+    games = services(app).games
+
+    def burst() -> None:  # three changes 20 ms apart, while the stream waits
+        for table in (11, 12, 13):
+            time.sleep(0.02)
+            games.append(game_id, Event("player_added", {"player": f"j{table}", "name": "X", "table": table}))
+
+    thread = threading.Thread(target=burst)
+    thread.start()
+    assert next(chunks).decode().startswith(f"id: {version + 3}\n")  # not version + 1
+    thread.join(5)
+    answer.close()

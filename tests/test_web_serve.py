@@ -40,10 +40,14 @@ def test_arbiter_add_and_remove(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 
 
 def test_device_add_prints_its_token_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    args = parse("device", "add", "escaner-1", "--db", f"sqlite:///{tmp_path / 'otra.db'}")
+    db = f"sqlite:///{tmp_path / 'otra.db'}"
+    args = parse("device", "add", "escaner-1", "--role", "scanner", "--game", "g1", "--game", "g2", "--db", db)
     assert args.run(args) == 0
     token = capsys.readouterr().out.strip()
-    assert Accounts(EventStore(f"sqlite:///{tmp_path / 'otra.db'}").engine).device_for_token(token) == "escaner-1"
+    device = Accounts(EventStore(db).engine).device_for_token(token)
+    assert device is not None and (device.name, device.role, device.games) == ("escaner-1", "scanner", {"g1", "g2"})
+    with pytest.raises(SystemExit):  # the role is required: a token says what it may send
+        parse("device", "add", "escaner-2", "--db", db)
 
 
 def test_serve_options(tmp_path: Path, file2017: object) -> None:
@@ -55,6 +59,22 @@ def test_serve_options(tmp_path: Path, file2017: object) -> None:
     assert app.config["LIVE_MAX_STREAMS"] == 40 - RESERVED_THREADS
     assert app.config["DATABASE_URL"] == f"sqlite:///{tmp_path.resolve() / 'veedor.db'}"
     assert not app.config.get("TESTING")
+
+
+def test_serve_proxy_and_address_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, file2017: object) -> None:
+    from tests.conftest import FILE2017
+
+    monkeypatch.delenv("VEEDOR_PROXY_HOPS", raising=False)
+    base = ("serve", "--data", str(tmp_path), "--lexicon", str(FILE2017))
+    plain = serve_app(parse(*base))
+    assert (plain.config["PROXY_HOPS"], plain.config["LIVE_STREAMS_PER_ADDRESS"]) == (0, 16)
+    behind = serve_app(parse(*base, "--proxy-hops", "1", "--per-address", "10"))
+    assert (behind.config["PROXY_HOPS"], behind.config["LIVE_STREAMS_PER_ADDRESS"]) == (1, 5)
+    monkeypatch.setenv("VEEDOR_PROXY_HOPS", "2")
+    assert serve_app(parse(*base)).config["PROXY_HOPS"] == 2
+    assert serve_app(parse(*base, "--proxy-hops", "0")).config["PROXY_HOPS"] == 0  # the option wins
+    with pytest.raises(SystemExit):
+        serve_app(parse(*base, "--proxy-hops", "-1"))
 
 
 def test_serve_on_a_busy_port_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -61,8 +61,34 @@ def wait_for(condition: Any, seconds: float = 30.0) -> None:
 
 
 def upload(client: FlaskClient, game_id: str, files: dict[str, bytes]) -> Any:
+    """Post scans as the panel's form does: stored at once (202), read by the scanning service's thread."""
     data = {"scan": [(io.BytesIO(content), name) for name, content in files.items()]}
     return post(client, f"/arbiter/g/{game_id}/escaneos", data, content_type="multipart/form-data", headers=JSON)
+
+
+def outcomes(client: FlaskClient, answer: Any, seconds: float = 60.0) -> dict[str, dict[str, Any]]:
+    """What became of each file of an upload's answer, once none is being stored or read any more."""
+    assert answer.status_code == 202, answer.get_data(as_text=True)
+    found: dict[str, dict[str, Any]] = {}
+
+    def done() -> bool:
+        for name, url in answer.get_json()["outcomes"].items():
+            found[name] = client.get(url, headers=JSON).get_json()
+        return all(o["state"] in ("read", "refused", "waiting") for o in found.values())
+
+    wait_for(done, seconds)
+    return found
+
+
+def read_upload(client: FlaskClient, game_id: str, files: dict[str, bytes]) -> list[dict[str, Any]]:
+    """Upload, wait until read, and return what happened to each slip, file by file."""
+    found = outcomes(client, upload(client, game_id, files))
+    return [r for o in found.values() for r in o.get("results", [])]
+
+
+def choose(client: FlaskClient, game_id: str) -> None:
+    """The arbiter sends plain slips (no readable QR code) to ``game_id``."""
+    assert post(client, f"/arbiter/g/{game_id}/papeletas/seguir").status_code == 302
 
 
 def decide(client: FlaskClient, game_id: str, item_id: str, action: str, headers: dict[str, str] | None = None,
@@ -97,16 +123,16 @@ def test_a_scan_dropped_in_the_watched_folder_is_read_into_the_game(app: Flask, 
 
 def test_flagged_slips_are_shown_and_resolved_by_accept_correct_and_void(app: Flask, arbiter: FlaskClient) -> None:
     game_id = duplicate_game(app)
-    answer = upload(arbiter, game_id, {
+    choose(arbiter, game_id)  # a slip of a game not on this server is held here
+    results = read_upload(arbiter, game_id, {
         "bea.jpg": jpeg(scan_of(game_id, "j2", 2, "3H", "AMONEN")),  # coordinates in the wrong order
         "ciro.jpg": jpeg(scan_of(game_id, "j3", 3, "", "MANO")),  # no coordinate: position unknown
         "ana.jpg": jpeg(scan_of("otra-partida", "j1", 1, "H8", "MANO")),  # a slip of another game
     })  # fmt: skip
-    assert answer.status_code == 200
-    assert [r["status"] for r in answer.get_json()["results"]] == ["flagged"] * 3
+    assert [r["status"] for r in results] == ["flagged"] * 3
     assert game_of(app, game_id).round(1).slips == {}
     items = {i.player: i for i in scan_service(app).pending(game_id)}
-    assert set(items) == {"j1", "j2", "j3"}
+    assert set(items) == {None, "j2", "j3"}  # the other game's j1 is nobody here
 
     page = arbiter.get(f"/arbiter/g/{game_id}/papeletas")
     html = page.get_data(as_text=True)
@@ -114,7 +140,7 @@ def test_flagged_slips_are_shown_and_resolved_by_accept_correct_and_void(app: Fl
     assert "coordenadas en orden incorrecto" in html and "ronda o posición no identificable" in html
     assert "«3H AMONEN»" in html and "H3 AMONEN" in html and "otra partida" in html
     assert html.count('class="slip-item') == 3
-    assert html.count("en revisión</a>") == 3  # the other game's pad: shown here, where it was scanned
+    assert html.count("en revisión</a>") == 2  # the other game's slip is held here, for no player of this game
     for item in items.values():
         crop = arbiter.get(f"/arbiter/g/{game_id}/papeletas/{item.id}/recorte.png")
         whole = arbiter.get(f"/arbiter/g/{game_id}/papeletas/{item.id}/papeleta.png")
@@ -137,9 +163,9 @@ def test_flagged_slips_are_shown_and_resolved_by_accept_correct_and_void(app: Fl
     decide(arbiter, game_id, ciro.id, "correct", play="H8 MANO")
     r = game_of(app, game_id).round(1)
     assert r.slips["j3"].notation == "H8 MANO" and r.results["j3"].score == 12
-    # void, with the reason chosen
-    ana = items["j1"]
-    decide(arbiter, game_id, ana.id, "void", reason="jugador no identificable")
+    # void, with the reason chosen, for the player the arbiter names
+    ana = items[None]
+    decide(arbiter, game_id, ana.id, "void", reason="jugador no identificable", player="j1", round="1")
     r = game_of(app, game_id).round(1)
     assert r.slips["j1"].void == "jugador no identificable" and r.results["j1"].score == 0
     assert scan_service(app).pending(game_id) == []
@@ -154,10 +180,10 @@ def test_a_refused_file_is_listed_for_the_arbiter_with_its_reason_and_kept_as_it
         app: Flask, arbiter: FlaskClient) -> None:  # fmt: skip
     game_id = duplicate_game(app)
     note = "esto no es un escaneo\n".encode()
-    answer = upload(arbiter, game_id, {"nota.png": note})
-    assert answer.status_code == 409 and "nota.png" in answer.get_json()["error"]
+    found = outcomes(arbiter, upload(arbiter, game_id, {"nota.png": note}))
+    assert found["nota.png"]["state"] == "refused" and "nota.png" in found["nota.png"]["reason"]
     html = arbiter.get(f"/arbiter/g/{game_id}/papeletas").get_data(as_text=True)
-    assert "Escaneos rechazados (1)" in html and answer.get_json()["error"] in html
+    assert "Escaneos rechazados (1)" in html and found["nota.png"]["reason"] in html
     kept = arbiter.get(f"/arbiter/g/{game_id}/escaneos/rechazados/subidas/nota.png")
     assert kept.status_code == 200 and kept.data == note
     assert arbiter.get(f"/arbiter/g/{game_id}/escaneos/rechazados/subidas/otra.png").status_code == 404
@@ -165,8 +191,9 @@ def test_a_refused_file_is_listed_for_the_arbiter_with_its_reason_and_kept_as_it
 
 def test_a_slip_with_no_player_needs_one_chosen(app: Flask, arbiter: FlaskClient) -> None:
     game_id = duplicate_game(app)
+    choose(arbiter, game_id)
     blank = np.full((700, 900), 235, np.uint8)
-    upload(arbiter, game_id, {"vacia.jpg": jpeg(blank)})
+    read_upload(arbiter, game_id, {"vacia.jpg": jpeg(blank)})
     (item,) = scan_service(app).pending(game_id)
     assert item.player is None and item.round is None
     html = arbiter.get(f"/arbiter/g/{game_id}/papeletas").get_data(as_text=True)
@@ -176,7 +203,7 @@ def test_a_slip_with_no_player_needs_one_chosen(app: Flask, arbiter: FlaskClient
     decide(arbiter, game_id, item.id, "correct", play="H8 MANO", player="j2", round="1")
     assert game_of(app, game_id).round(1).slips["j2"].notation == "H8 MANO"
     # another empty page is no slip at all: dismissed, nothing entered
-    upload(arbiter, game_id, {"otra.jpg": jpeg(np.full((600, 800), 240, np.uint8))})
+    read_upload(arbiter, game_id, {"otra.jpg": jpeg(np.full((600, 800), 240, np.uint8))})
     (empty,) = scan_service(app).pending(game_id)
     before = len(game_of(app, game_id).events)
     assert decide(arbiter, game_id, empty.id, "dismiss", reason="x").status_code == 302
@@ -186,7 +213,7 @@ def test_a_slip_with_no_player_needs_one_chosen(app: Flask, arbiter: FlaskClient
 
 def test_the_panel_and_its_images_need_an_arbiter(app: Flask, client: FlaskClient, arbiter: FlaskClient) -> None:
     game_id = duplicate_game(app)
-    upload(arbiter, game_id, {"ciro.jpg": jpeg(scan_of(game_id, "j3", 3, "", "MANO"))})
+    read_upload(arbiter, game_id, {"ciro.jpg": jpeg(scan_of(game_id, "j3", 3, "", "MANO"))})
     (item,) = scan_service(app).pending(game_id)
     for url in (f"/arbiter/g/{game_id}/papeletas", f"/arbiter/g/{game_id}/papeletas/{item.id}/recorte.png",
                 f"/arbiter/g/{game_id}/escaneos/{item.page}.png"):  # fmt: skip
@@ -207,7 +234,7 @@ def test_the_panel_and_its_images_need_an_arbiter(app: Flask, client: FlaskClien
 def test_a_restart_rebuilds_the_queue_and_reads_what_was_left(app: Flask, arbiter: FlaskClient,
                                                               tmp_path: Path, file2017: Lexicon) -> None:  # fmt: skip
     game_id = duplicate_game(app)
-    upload(arbiter, game_id, {"ciro.jpg": jpeg(scan_of(game_id, "j3", 3, "", "MANO"))})
+    read_upload(arbiter, game_id, {"ciro.jpg": jpeg(scan_of(game_id, "j3", 3, "", "MANO"))})
     (flagged,) = scan_service(app).pending(game_id)
     folder = tmp_path / "escaner"
     ingestor = scan_service(app).add_scanner("escaner1", folder)

@@ -9,6 +9,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from webapp.services.shared import services
+from webapp.views.auth import SESSION_ID
 
 ARBITER = "arbitro"
 PASSWORD = "clave-de-prueba-1"
@@ -46,3 +47,13 @@ def duplicate_game(app: Flask, *, rounds: int | None = None, bonuses: bool = Tru
 
 def event_count(app: Flask, game_id: str) -> int:
     return services(app).games.store.game(game_id).event_count
+
+
+def arbiter_client(app: Flask) -> FlaskClient:
+    """A new client logged in as the test arbiter, with the CSRF token ``CSRF``."""
+    client = app.test_client()
+    with client.session_transaction() as session:
+        session["arbiter"] = ARBITER
+        session[SESSION_ID] = services(app).accounts.open_session(ARBITER)
+        session["csrf_token"] = CSRF
+    return client

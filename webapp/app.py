@@ -10,6 +10,10 @@ configuration keys (defaults in ``DEFAULTS``) that matter most:
 * ``SECRET_KEY``: signs the session; when unset, one is made once and kept in the
   instance folder (``secret_key``), so restarts keep the arbiters logged in;
 * ``LIVE_MAX_STREAMS``: most live screens at once (each holds a server thread);
+  ``LIVE_STREAMS_PER_ADDRESS``: most of them from one client address (0: no cap);
+* ``PROXY_HOPS``: how many proxies in front are trusted to say the client's address
+  and scheme (``X-Forwarded-For``/``-Proto``, the last N values; default
+  ``$VEEDOR_PROXY_HOPS``, else 0: none, the headers are ignored);
 * ``DATA_DIR``: the board cameras' frames, calibrations and attachments (``cameras``;
   default the instance folder);
 * ``SESSION_COOKIE_SECURE``: set by ``VEEDOR_HTTPS=1`` when a TLS proxy fronts the app.
@@ -35,6 +39,7 @@ from flask import Flask, current_app, render_template, request, session
 from flask_babel import Babel, get_locale, lazy_gettext  # type: ignore[import-untyped]
 from flask_babel import gettext as _
 from werkzeug.exceptions import HTTPException
+from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.wrappers import Response
 
 from rules_core.alphabet import LETTERS
@@ -42,13 +47,15 @@ from rules_core.board import CENTRE, PREMIUMS, Premium
 from rules_core.events import GameError
 from rules_core.lexicon import Lexicon, load_lexicon
 
-from .services.accounts import AccountError, Accounts, LoginThrottle
+from .services.accounts import ROLES, AccountError, Accounts
 from .services.cameras import CameraRegistry
 from .services.live import LiveGames, StreamSlots
+from .services.login_throttle import LoginThrottle
 from .services.shared import EXTENSION, Services, services
 from .services.store import EventStore, StoreError
 from .views import api, arbiter, auth, camera_api, camera_panel, display, results, screens, slip_review
 from .views.auth import check_csrf, csrf_token, current_arbiter, wants_json
+from .views.inputs import check_request_text
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +71,8 @@ DEFAULTS: dict[str, Any] = {
     "PERMANENT_SESSION_LIFETIME": timedelta(hours=14),  # a tournament day
     "BABEL_DEFAULT_LOCALE": "es",
     "LIVE_MAX_STREAMS": 200,
-    "LIVE_PING_SECONDS": 15.0,  # a comment line on idle streams: dead clients are noticed
+    "LIVE_STREAMS_PER_ADDRESS": 16,  # a browser holds at most 6 streams to one server
+    "LIVE_PING_SECONDS": 15.0,  # an idle stream's ping: the screen tells a quiet game from a dead link
     "LIVE_STREAM_SECONDS": 900.0,  # then the stream ends and the browser reconnects
 }
 
@@ -77,15 +85,19 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.config["DATABASE_URL"] = os.environ.get("VEEDOR_DATABASE_URL")
     app.config["LEXICON_PATH"] = os.environ.get("VEEDOR_LEXICON")
     app.config["SESSION_COOKIE_SECURE"] = os.environ.get("VEEDOR_HTTPS") == "1"  # served behind TLS
+    app.config["PROXY_HOPS"] = _proxy_hops(os.environ.get("VEEDOR_PROXY_HOPS"))
     app.config.update(config)
+    if app.config["PROXY_HOPS"]:  # request.remote_addr: the client's, as the trusted proxies say
+        hops = int(app.config["PROXY_HOPS"])
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
     app.config["DATABASE_URL"] = app.config["DATABASE_URL"] or _default_database(app)
     app.config["SECRET_KEY"] = app.config.get("SECRET_KEY") or os.environ.get("VEEDOR_SECRET_KEY") or _secret_key(app)
 
     lexicon: Lexicon = app.config["LEXICON"] or load_lexicon(app.config["LEXICON_PATH"])
     store = EventStore(app.config["DATABASE_URL"])
     app.extensions[EXTENSION] = Services(
-        LiveGames(store, lexicon), Accounts(store.engine), StreamSlots(app.config["LIVE_MAX_STREAMS"]),
-        LoginThrottle(),
+        LiveGames(store, lexicon), Accounts(store.engine),
+        StreamSlots(app.config["LIVE_MAX_STREAMS"], app.config["LIVE_STREAMS_PER_ADDRESS"]), LoginThrottle(),
     )  # fmt: skip
     found = services(app)
     found.cameras = CameraRegistry(found.games, Path(app.config.get("DATA_DIR") or app.instance_path))
@@ -93,10 +105,20 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     _register_blueprints(app)
     _register_errors(app)
     _register_commands(app)
+    app.before_request(check_request_text)
     app.before_request(check_csrf)
     app.after_request(_security_headers)
     app.context_processor(_template_globals)
     return app
+
+
+def _proxy_hops(value: str | None) -> int:
+    """``$VEEDOR_PROXY_HOPS``: a count of proxies, 0 when unset."""
+    if not value:
+        return 0
+    if not value.strip().isdigit():
+        raise ValueError(f"VEEDOR_PROXY_HOPS={value!r}: se esperaba un número de proxies (0, 1, 2...)")
+    return int(value)
 
 
 def _default_database(app: Flask) -> str:
@@ -239,10 +261,12 @@ def _register_commands(app: Flask) -> None:
 
     @app.cli.command("device-add")
     @click.argument("name")
-    def device_add(name: str) -> None:
+    @click.option("--role", type=click.Choice(list(ROLES)), required=True, help="what the device may send")
+    @click.option("--game", "games", multiple=True, help="a game the device may write to (default: any)")
+    def device_add(name: str, role: str, games: tuple[str, ...]) -> None:
         """Register a device; prints its API token once."""
         try:
-            token = services().accounts.add_device(name)
+            token = services().accounts.add_device(name, role, games)
         except AccountError as error:
             raise click.ClickException(str(error)) from None
         click.echo(token)

@@ -2,7 +2,8 @@
 
 Run with ``make bench`` (or ``python tests/benchmarks/bench_web.py [--screens N]
 [--slips N] [--rate R]``). ``veedor serve`` runs in its own process on a SQLite file,
-as in a hall. Fifty clients follow the game's live stream as projection screens do;
+as in a hall. Fifty clients (from 127.0.0.2 on, as the server caps connections per
+address) follow the game's live stream as projection screens do;
 an arbiter logs in like the console and enters 150 slips, each after a score check
 as the console makes while one types (``--rate`` slips per second, 0 as fast as the
 server answers). For every slip and screen the delay is measured from the moment the
@@ -58,9 +59,16 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def start_server(data: Path, port: int) -> subprocess.Popen[bytes]:
+def screen_address(i: int) -> str:
+    """The loopback address screen ``i`` connects from: 127.0.0.2 to .254 (without the attacker's .9),
+    as the screens of a hall are on many machines (the server caps connections per address)."""
+    last = 2 + i % 252
+    return f"127.0.0.{last if last < 9 else last + 1}"
+
+
+def start_server(data: Path, port: int, threads: int = 100) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "webapp.cli", "serve", "--port", str(port), "--data", str(data),
-               "--lexicon", str(FILE2017), "--threads", "100"]  # fmt: skip
+               "--lexicon", str(FILE2017), "--threads", str(threads)]  # fmt: skip
     process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -78,9 +86,9 @@ def start_server(data: Path, port: int) -> subprocess.Popen[bytes]:
 class Screen(threading.Thread):
     """One projection screen: follows the stream and notes when each slip count arrives."""
 
-    def __init__(self, port: int, game_id: str) -> None:
+    def __init__(self, port: int, game_id: str, address: str = "127.0.0.1") -> None:
         super().__init__(daemon=True)
-        self.port, self.game_id = port, game_id
+        self.port, self.game_id, self.address = port, game_id, address
         self.seen: dict[int, float] = {}  # slips counted -> first time seen
         self.errors: list[str] = []
         self.ready = threading.Event()
@@ -88,7 +96,8 @@ class Screen(threading.Thread):
 
     def run(self) -> None:
         try:
-            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30,
+                                                    source_address=(self.address, 0))  # fmt: skip
             connection.request("GET", f"/api/games/{self.game_id}/stream")
             response = connection.getresponse()
             if response.status != 200:
@@ -170,7 +179,7 @@ def run(screens: int, slips: int, rate: float) -> dict[str, Any]:
         port = free_port()
         server = start_server(data, port)
         try:
-            clients = [Screen(port, game_id) for _ in range(screens)]
+            clients = [Screen(port, game_id, screen_address(i)) for i in range(screens)]
             for client in clients:
                 client.start()
             for client in clients:

@@ -6,14 +6,17 @@ invalid reading with no flag is appended at once as a ``slip`` event (source
 ``escáner``, the page's content address in ``scan``); anything flagged, or
 refused by the game (a second slip of the same player and round, a slip of
 another game), goes to the ``ReviewQueue`` with its crops, for the arbiter of this
-game (a slip from another game's pad says so in its note). ``resolve`` applies
+game. A slip from another game's pad is never read into this one: ``hold`` queues
+it unread, flagged ``other_game``, with no player and no proposal, its note naming
+the game (``describe``); the server routes slips by their QR code first
+(``webapp.services.scanning``), so only slips of no running game are held. ``resolve`` applies
 the arbiter's decision as a ``slip`` event (``slip_corrected`` when the player
 already has one). ``round_status`` says per player: read, flagged or missing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,12 +27,19 @@ from rules_core.duplicate import DuplicateGame
 from rules_core.events import Event, GameError
 from rules_core.slips import Slip
 
+from . import layout
 from .ingest import Page
-from .reader import PlayerRef, Position, SlipReader, SlipResult
+from .reader import LocatedSlip, PlayerRef, Position, SlipReader, SlipResult, locate_slips
 from .register import PlainTemplate
 from .review import ReviewItem, ReviewQueue, proposal_for
 
 Append = Callable[[Event], None]
+PLAY_BOX = layout.FIELDS["coordenada"].pixels()[:2] + layout.FIELDS["palabra"].pixels()[2:]  # on a rectified slip
+
+
+def short_game(game_id: str) -> str:
+    """A game the server does not know, as the arbiter reads it: ``otra partida (código 1a2b3c4d)``."""
+    return f"otra partida (código {game_id[:8]})"
 
 
 @dataclass
@@ -45,25 +55,47 @@ class GameFeed:
     template: PlainTemplate | None = None  # plain slips: registered to this template instead of markers
     lock: AbstractContextManager[Any] = field(default_factory=nullcontext)  # held while the game is read or changed
 
+    describe: Callable[[str], str] = short_game  # another game's id -> its name, for the arbiter
+
     def read_page(self, page: Page, gray: np.ndarray) -> list[dict[str, Any]]:
         """Read every slip of a stored page; returns what happened to each, for the ingest journal.
 
         The game is only held (``lock``) to copy what the reader needs and to submit:
         the handwriting is read meanwhile, so screens and cameras never wait on it."""
+        if self.template is None:
+            return self.read_slips(page, list(enumerate(locate_slips(gray))))
         with self.lock:
             view = _GameView.of(self.game())
-        if self.template is not None:
-            plain = self.reader.read_plain(gray, self.template, view.position, view.players, view.rounds, view.current)
-            results = [plain] if plain.found else []
-        else:
-            results = self.reader.read_slip(gray, view.position, view.players, view.rounds, view.current)
+        plain = self.reader.read_plain(gray, self.template, view.position, view.players, view.rounds, view.current)
+        return self._submit_all(page, view, [(0, plain)] if plain.found else [])
+
+    def read_slips(self, page: Page, slips: Sequence[tuple[int, LocatedSlip]]) -> list[dict[str, Any]]:
+        """Read some slips of a page (each with its index on the page) into this game (none: "no slip found")."""
+        with self.lock:
+            view = _GameView.of(self.game())
+        results = [(index, self.reader.read_located(slip, view.position, view.players, view.rounds, view.current))
+                   for index, slip in slips]  # fmt: skip
+        return self._submit_all(page, view, results)
+
+    def hold(self, page: Page, slips: Sequence[tuple[int, LocatedSlip, str]]) -> list[dict[str, Any]]:
+        """Queue slips of another game unread (each with its index on the page and the note that names the game)."""
+        with self.lock:
+            outcome = []
+            for index, slip, note in slips:
+                game = slip.qr[0] if slip.qr else None
+                result = SlipResult(True, flags=("other_game",), game=game, rectified=slip.rectified, play_box=PLAY_BOX)
+                item = self._queue(page, index, result, note)
+                outcome.append({"status": "flagged", "review": item.id, "note": note, "other_game": game})
+            return outcome
+
+    def _submit_all(self, page: Page, view: _GameView, results: list[tuple[int, SlipResult]]) -> list[dict[str, Any]]:
         with self.lock:
             if not results:
                 item = self._queue(page, 0, SlipResult(False, flags=("position_unknown",)),
                                    "no se encontró ninguna papeleta")  # fmt: skip
                 return [{"status": "flagged", "review": item.id, "note": item.note}]
             outcome = []
-            for index, result in enumerate(results):
+            for index, result in results:
                 if result.round is None and result.decision is not None and view.current is not None:
                     result.round = view.current
                 outcome.append(self._submit(page, index, result))
@@ -71,9 +103,12 @@ class GameFeed:
 
     def _submit(self, page: Page, index: int, result: SlipResult) -> dict[str, Any]:
         summary = result.to_json()
-        if result.game is not None and result.game != self.game_id:
-            item = self._queue(page, index, result, f"la papeleta es de otra partida ({result.game})")
-            return {"status": "flagged", "review": item.id, **_brief(summary)}
+        if result.game is not None and result.game != self.game_id:  # never read into a game it is not of
+            note = f"la papeleta es de {self.describe(result.game)}; no se anota aquí sin su decisión"
+            result = SlipResult(True, flags=("other_game",), game=result.game, rectified=result.rectified,
+                                play_box=result.play_box)  # fmt: skip
+            item = self._queue(page, index, result, note)
+            return {"status": "flagged", "review": item.id, "note": note, "other_game": result.game}
         decision = result.decision
         if result.verdict == "flagged" or decision is None:
             item = self._queue(page, index, result)

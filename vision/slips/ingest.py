@@ -5,15 +5,19 @@ Folder layout under ``root`` (the state of the slip reader for one event):
 * ``pages/<sha256>.png``: each page, named by the SHA-256 of its grey pixels (and
   shape), so the same page delivered twice, whatever its file format, is one page;
 * ``originals/<sha256 of file><ext>``: every accepted file as it arrived;
-* ``refused/<name>`` and ``refused/<name>.motivo.txt``: files that could not be
-  taken (not an image, unreadable, too large), kept for the arbiter with the reason;
+* ``refused/<stored>`` and ``refused/<stored>.motivo.txt``: files that could not be
+  taken (not an image, unreadable, over a limit of ``vision.decoding.SCANS``), kept for
+  the arbiter with the reason; ``stored`` is the file's name made safe (``clean_name``)
+  and unique, so a second refused file of the same name never replaces the first;
 * ``journal.jsonl``: what happened, one JSON object per line, flushed and fsynced.
 
 A file is handled in steps, each journaled after it is durable: split into pages
 and each page written (temp file, then rename) -> ``file`` record -> the original
 moved out of the inbox -> each page read -> ``read`` record. Restarted after a
 crash at any point, ``Ingestor`` replays the journal and does only what is left:
-a page whose ``read`` record is missing is read again, nothing is read twice.
+a page whose ``read`` record is missing is read again, nothing is read twice. A
+page the reader cannot place yet (``read_page`` returns None, ``ready`` says no)
+stays unread and is offered again on later polls.
 
 A scanner may still be writing a file when the inbox is polled: with ``settle`` > 0
 (the servers' watchers), a file modified less than ``settle`` seconds ago is taken only
@@ -26,11 +30,12 @@ from __future__ import annotations
 
 import errno
 import hashlib
-import io
 import json
 import os
+import re
 import shutil
 import time
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,13 +43,15 @@ from typing import Any, Final
 
 import cv2
 import numpy as np
-from PIL import Image, ImageOps, ImageSequence
 
-IMAGE_SUFFIXES: Final = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".pdf")
+from .. import decoding
+
+IMAGE_SUFFIXES: Final = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp", ".pdf")
 MAX_FILE_BYTES: Final = 64 * 1024 * 1024
-MAX_PAGE_PIXELS: Final = 40_000_000  # an A4 page at 600 dpi is about 35 Mpx
-MAX_PAGES: Final = 300
-PDF_DPI: Final = 200
+MAX_PAGE_PIXELS: Final = decoding.SCANS.max_pixels
+MAX_PAGES: Final = decoding.SCANS.max_pages
+PDF_DPI: Final = decoding.PDF_DPI
+REASON_SUFFIX: Final = ".motivo.txt"  # beside a refused file: why it was refused
 
 
 class RefusedFile(ValueError):
@@ -72,78 +79,86 @@ def page_sha(gray: np.ndarray) -> str:
     return digest.hexdigest()
 
 
-def _check_size(width: int, height: int, name: str, index: int) -> None:
-    if width * height > MAX_PAGE_PIXELS:
-        raise RefusedFile(
-            f"{name}: la página {index + 1} mide {width}x{height} píxeles, más de {MAX_PAGE_PIXELS // 1_000_000} "
-            "megapíxeles; escanee a 300 ppp o menos"
-        )
-
-
-def split_pages(data: bytes, name: str) -> Iterator[np.ndarray]:
-    """The grey pages (uint8, rows = y) of an image or a multi-page PDF/TIFF; RefusedFile when it cannot be read.
+def split_pages(data: bytes, name: str, limits: decoding.Limits = decoding.SCANS) -> Iterator[np.ndarray]:
+    """The grey pages (uint8, rows = y) of an image or a multi-page PDF/TIFF; RefusedFile when it cannot be read
+    or is over ``limits`` (every size checked from the headers before the first page is decoded).
 
     An image is turned as its EXIF orientation says, and its transparent pixels are paper (``grey_page``)."""
     if len(data) > MAX_FILE_BYTES:
         raise RefusedFile(f"{name}: el archivo ocupa {len(data) // 1_000_000} MB, más de {MAX_FILE_BYTES // 1_000_000} MB")
-    if not data:
-        raise RefusedFile(f"{name}: el archivo está vacío")
-    if data[:5] == b"%PDF-":
-        yield from _pdf_pages(data, name)
+    try:
+        yield from decoding.pages(data, limits)
+    except decoding.Refused as error:
+        raise RefusedFile(f"{name}: {error}") from None
+
+
+def shown_name(name: str) -> str:
+    """A file name as text for the journal and the arbiter: undecodable bytes and control characters as U+FFFD."""
+    text = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return "".join(ch if ch.isprintable() else "\ufffd" for ch in text)
+
+
+def clean_name(name: str, fallback: str = "escaneo") -> str:
+    """A name safe to store a file under: the last part of a path (``/`` or ``\\``), letters, digits,
+    ``.``, ``-`` and ``_`` (anything else ``_``), no leading dot, the stem at most 100 UTF-8 bytes
+    and the suffix 10 ASCII characters, lower case; ``fallback`` when no stem is left."""
+    base = unicodedata.normalize("NFC", shown_name(re.split(r"[/\\]", name)[-1]))
+    text = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in base)
+    stem, dot, suffix = text.rpartition(".")
+    if not dot:
+        stem, suffix = text, ""
+    suffix = re.sub(r"[^A-Za-z0-9]", "", suffix)[:10].lower()
+    stem = stem.lstrip("._-").encode("utf-8")[:100].decode("utf-8", "ignore") or fallback
+    return f"{stem}.{suffix}" if suffix else stem
+
+
+def unique_name(name: str, taken: Callable[[str], bool]) -> str:
+    """``name``, or ``<stem>-2<suffix>``, ``-3``... the first that ``taken`` does not claim."""
+    candidate, number = name, 1
+    stem, dot, suffix = name.rpartition(".")
+    if not dot:
+        stem, suffix = name, ""
+    while taken(candidate) or candidate.endswith(REASON_SUFFIX):
+        number += 1
+        candidate = f"{stem}-{number}.{suffix}" if suffix else f"{stem}-{number}"
+    return candidate
+
+
+def read_journal(path: Path) -> Iterator[dict[str, Any]]:
+    """The records of a journal, in order; a line cut by a crash is skipped (its step is redone)."""
+    if not path.exists():
         return
-    Image.MAX_IMAGE_PIXELS = None  # sizes are checked page by page below, before decoding
-    try:
-        image = Image.open(io.BytesIO(data))
-    except Exception:
-        raise RefusedFile(f"{name}: no es una imagen ni un PDF que se pueda leer") from None
-    count = 0
-    try:
-        for index, frame in enumerate(ImageSequence.Iterator(image)):
-            if index >= MAX_PAGES:
-                raise RefusedFile(f"{name}: más de {MAX_PAGES} páginas")
-            _check_size(frame.width, frame.height, name, index)
-            yield grey_page(ImageOps.exif_transpose(frame))  # a phone's photo stands as it was taken
-            count += 1
-    except RefusedFile:
-        raise
-    except Exception as error:
-        raise RefusedFile(f"{name}: imagen dañada o incompleta ({error.__class__.__name__})") from None
-    if count == 0:
-        raise RefusedFile(f"{name}: la imagen no tiene ninguna página")
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict):
+            yield record
 
 
-def grey_page(frame: Image.Image) -> np.ndarray:
-    """One decoded page as grey uint8: transparent pixels are white paper (a play cut out by a drawing app
-    keeps its ink and loses its background), 16-bit and float greys scaled to 0..255."""
-    if frame.mode in ("RGBA", "LA", "PA") or (frame.mode == "P" and "transparency" in frame.info):
-        paper = Image.new("RGBA", frame.size, (255, 255, 255, 255))
-        return np.asarray(Image.alpha_composite(paper, frame.convert("RGBA")).convert("L"), dtype=np.uint8).copy()
-    if frame.mode in ("I", "I;16", "I;16B", "I;16L", "F"):
-        values = np.asarray(frame, dtype=np.float64)
-        top = 65535.0 if frame.mode.startswith("I;16") else max(float(values.max()), 1.0)
-        return np.clip(values * (255.0 / top), 0, 255).round().astype(np.uint8)
-    return np.asarray(frame.convert("L"), dtype=np.uint8).copy()
+def stored_refusals(root: Path, journal: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """The files refused by the archive at ``root``, oldest first: ``name`` (as it arrived), ``stored``
+    (under ``refused/``), ``reason``, ``at`` (epoch s, 0 when unknown). From the journal (``journal``: its
+    records already read), then any file in ``refused/`` it does not name (a crash before the record)."""
+    records = journal if journal is not None else list(read_journal(root / "journal.jsonl"))
+    out = [{"name": str(r.get("name", "")), "stored": str(r.get("stored") or r.get("name", "")),
+            "reason": str(r.get("reason", "")), "at": float(r.get("at") or 0)}
+           for r in records if r.get("kind") == "refused"]  # fmt: skip
+    named = {r["stored"] for r in out}
+    folder = root / "refused"
+    for path in sorted(folder.iterdir()) if folder.is_dir() else ():
+        if path.name in named or path.name.startswith(".") or path.name.endswith(REASON_SUFFIX) or not path.is_file():
+            continue
+        note = folder / f"{path.name}{REASON_SUFFIX}"
+        reason = note.read_text(encoding="utf-8", errors="replace").strip() if note.is_file() else ""
+        name = shown_name(path.name)
+        out.append({"name": name, "stored": path.name, "at": path.stat().st_mtime,
+                    "reason": reason or f"{name}: rechazado (el motivo no llegó a anotarse)"})
+    return out
 
 
-def _pdf_pages(data: bytes, name: str) -> Iterator[np.ndarray]:
-    import pypdfium2
-
-    try:
-        document = pypdfium2.PdfDocument(data)
-    except Exception:
-        raise RefusedFile(f"{name}: PDF dañado o protegido") from None
-    if len(document) > MAX_PAGES:
-        raise RefusedFile(f"{name}: más de {MAX_PAGES} páginas")
-    for index in range(len(document)):
-        page = document[index]
-        width, height = page.get_size()  # points
-        scale = PDF_DPI / 72.0
-        _check_size(int(width * scale), int(height * scale), name, index)
-        bitmap = page.render(scale=scale, grayscale=True)
-        yield np.asarray(bitmap.to_pil().convert("L"), dtype=np.uint8).copy()
-
-
-ReadPage = Callable[[Page, np.ndarray], list[dict[str, Any]]]
+ReadPage = Callable[[Page, np.ndarray], list[dict[str, Any]] | None]  # None: not now, offer it again later
 
 
 @dataclass
@@ -154,10 +169,12 @@ class Ingestor:
     root: Path
     read_page: ReadPage
     settle: float = 0.0  # seconds a file must rest before it is taken unless it visibly ends
+    ready: Callable[[Page], bool] | None = None  # False: the page is not offered to ``read_page`` now
     files: dict[str, list[str]] = field(default_factory=dict)  # file sha -> page shas
     read: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # page sha -> results
     pages: dict[str, Page] = field(default_factory=dict)
-    refused: list[dict[str, str]] = field(default_factory=list)
+    refused: list[dict[str, Any]] = field(default_factory=list)  # see ``stored_refusals``
+    names: dict[str, str] = field(default_factory=dict)  # file name as taken -> file sha ("" when refused)
 
     def __post_init__(self) -> None:
         for folder in (self.inbox, self.root / "pages", self.root / "originals", self.root / "refused"):
@@ -169,26 +186,27 @@ class Ingestor:
         return self.root / "journal.jsonl"
 
     def _replay(self) -> None:
-        if not self.journal_path.exists():
-            return
-        text = self.journal_path.read_text(encoding="utf-8")
-        if text and not text.endswith("\n"):
-            with open(self.journal_path, "a", encoding="utf-8") as handle:
-                handle.write("\n")  # close a line cut by a crash, so the next record starts clean
-        for line in text.splitlines():
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a line cut by a crash: its step is redone
+        if self.journal_path.exists():
+            with open(self.journal_path, "rb+") as handle:
+                size = handle.seek(0, os.SEEK_END)
+                handle.seek(max(0, size - 1))
+                if size and handle.read(1) != b"\n":
+                    handle.write(b"\n")  # close a line cut by a crash, so the next record starts clean
+        records = list(read_journal(self.journal_path))
+        for record in records:
             kind = record.get("kind")
             if kind == "file":
-                self.files[record["file_sha"]] = record["pages"]
-                for i, sha in enumerate(record["pages"]):
-                    self.pages.setdefault(sha, Page(sha, record["name"], i, self.root / "pages" / f"{sha}.png"))
+                self._note_file(record["name"], record["file_sha"], record["pages"])
             elif kind == "read":
                 self.read[record["page"]] = record["results"]
-            elif kind == "refused":
-                self.refused.append({"name": record["name"], "reason": record["reason"]})
+        self.refused = stored_refusals(self.root, records)
+        self.names.update({r["stored"]: "" for r in self.refused})
+
+    def _note_file(self, name: str, file_sha: str, shas: list[str]) -> None:
+        self.files[file_sha] = shas
+        self.names[name] = file_sha
+        for i, sha in enumerate(shas):
+            self.pages.setdefault(sha, Page(sha, name, i, self.root / "pages" / f"{sha}.png"))
 
     def _journal(self, record: dict[str, Any]) -> None:
         line = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
@@ -208,6 +226,10 @@ class Ingestor:
             if path.is_file() and not path.name.startswith(".") and self._settled(path):
                 self.take(path)
         return self.read_pending()
+
+    def waiting(self) -> bool:
+        """Whether files wait in the inbox to be taken."""
+        return any(p.is_file() and not p.name.startswith(".") for p in self.inbox.iterdir())
 
     def _settled(self, path: Path) -> bool:
         """Whether the scanner is done writing ``path`` (see the module docstring)."""
@@ -230,33 +252,38 @@ class Ingestor:
             if not path.exists():
                 raise
             raise StorageError(
-                error.errno, f"{path.name}: no se puede guardar en el archivo de escaneos {str(self.root)!r} "
-                f"({error.strerror or error}); el escaneo sigue en la bandeja y se reintentará"
+                error.errno, f"{shown_name(path.name)}: no se puede guardar en el archivo de escaneos "
+                f"{str(self.root)!r} ({error.strerror or error}); el escaneo sigue en la bandeja y se reintentará"
             ) from error
 
     def _take(self, path: Path) -> list[str]:
+        name = shown_name(path.name)
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:  # refused unread: a huge file never enters memory
+            limit = MAX_FILE_BYTES // 1_000_000
+            self._refuse(path, f"{name}: el archivo ocupa {size // 1_000_000} MB, más de {limit} MB")
+            return []
         data = path.read_bytes()
         file_sha = hashlib.sha256(data).hexdigest()
-        if file_sha in self.files:
-            self._keep_original(path, file_sha)  # the same file again: its pages are stored already
-            return self.files[file_sha]
-        try:
-            if path.suffix.lower() not in IMAGE_SUFFIXES and data[:5] != b"%PDF-":
-                raise RefusedFile(f"{path.name}: tipo de archivo no admitido (se esperan {', '.join(IMAGE_SUFFIXES)})")
-            shas = [self._store_page(gray) for gray in split_pages(data, path.name)]
-        except RefusedFile as error:
-            self._refuse(path, str(error))
-            return []
-        self._journal({"kind": "file", "name": path.name, "file_sha": file_sha, "pages": shas})
-        self.files[file_sha] = shas
-        for i, sha in enumerate(shas):
-            self.pages.setdefault(sha, Page(sha, path.name, i, self.root / "pages" / f"{sha}.png"))
+        if file_sha in self.files:  # the same file again: its pages are stored already
+            shas = self.files[file_sha]
+        else:
+            try:
+                if path.suffix.lower() not in IMAGE_SUFFIXES and decoding.kind_of(data) is None:
+                    raise RefusedFile(f"{name}: tipo de archivo no admitido (se esperan {', '.join(IMAGE_SUFFIXES)})")
+                shas = [self._store_page(gray) for gray in split_pages(data, name)]
+            except RefusedFile as error:
+                self._refuse(path, str(error))
+                return []
+        self._journal({"kind": "file", "name": name, "file_sha": file_sha, "pages": shas})
+        self._note_file(name, file_sha, shas)
         self._keep_original(path, file_sha)
         return shas
 
     def _keep_original(self, path: Path, file_sha: str) -> None:
         """Move the file into ``originals/`` unless an identical one is there (then drop it)."""
-        target = self.root / "originals" / f"{file_sha}{path.suffix.lower()}"
+        suffix = re.sub(r"[^a-z0-9.]", "", path.suffix.lower())[:11]
+        target = self.root / "originals" / f"{file_sha}{suffix}"
         if target.exists():
             path.unlink()
         else:
@@ -282,11 +309,23 @@ class Ingestor:
         return sha
 
     def _refuse(self, path: Path, reason: str) -> None:
-        target = self.root / "refused" / path.name
-        (self.root / "refused" / f"{path.name}.motivo.txt").write_text(reason + "\n", encoding="utf-8")
-        _move_whole(path, target)
-        self._journal({"kind": "refused", "name": path.name, "reason": reason})
-        self.refused.append({"name": path.name, "reason": reason})
+        """Keep a refused file under a safe name of its own in ``refused/``, its reason beside it, then journal it."""
+        folder = self.root / "refused"
+        stored = unique_name(clean_name(path.name), self._archived)
+        (folder / f"{stored}{REASON_SUFFIX}").write_text(reason + "\n", encoding="utf-8")
+        _move_whole(path, folder / stored)
+        record = {"name": shown_name(path.name), "stored": stored, "reason": reason, "at": time.time()}
+        self._journal({"kind": "refused", **record})
+        self.refused.append(record)
+        self.names[stored] = ""
+
+    def name_taken(self, name: str) -> bool:
+        """Whether a file waits in the inbox as ``name``, or one was taken or refused under it."""
+        return (self.inbox / name).exists() or self._archived(name)
+
+    def _archived(self, name: str) -> bool:
+        folder = self.root / "refused"
+        return name in self.names or (folder / name).exists() or (folder / f"{name}{REASON_SUFFIX}").exists()
 
     def pending(self) -> list[Page]:
         """Stored pages not read yet, in arrival order; each page once however often it came."""
@@ -300,10 +339,15 @@ class Ingestor:
         return out
 
     def read_pending(self) -> list[Page]:
+        """Read the pending pages that are ``ready``; those ``read_page`` answers None for stay pending."""
         done = []
         for page in self.pending():
+            if self.ready is not None and not self.ready(page):
+                continue
             gray = cv2.imread(str(page.path), cv2.IMREAD_GRAYSCALE)
             results = self.read_page(page, gray) if gray is not None else [{"error": "página ilegible en disco"}]
+            if results is None:
+                continue
             try:
                 self._journal({"kind": "read", "page": page.sha, "results": results})
             except OSError as error:
@@ -312,6 +356,21 @@ class Ingestor:
             self.read[page.sha] = results
             done.append(page)
         return done
+
+    def outcome(self, name: str) -> dict[str, Any] | None:
+        """What became of the file taken as ``name``: ``{"state": "refused", "reason"}``, ``{"state": "reading",
+        "pages", "read"}`` or ``{"state": "read", "pages", "results"}``; None when no file of that name was taken."""
+        file_sha = self.names.get(name)
+        if file_sha is None:
+            return None
+        if file_sha == "":
+            reason = next((r["reason"] for r in reversed(self.refused) if r["stored"] == name), "")
+            return {"state": "refused", "reason": reason}
+        shas = self.files[file_sha]
+        read = [sha for sha in shas if sha in self.read]
+        if len(read) < len(shas):
+            return {"state": "reading", "pages": len(shas), "read": len(read)}
+        return {"state": "read", "pages": len(shas), "results": [r for sha in shas for r in self.read[sha]]}
 
 
 def _move_whole(source: Path, target: Path) -> None:

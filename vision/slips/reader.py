@@ -33,6 +33,7 @@ from .recognizer import Recognizer, default_recognizer
 from .register import PlainTemplate, find_slips
 
 Position = tuple[Board, tuple[Tile, ...]]
+QrFacts = tuple[str, int, str]  # (game, table, player) as a slip's QR code says (``layout.qr_payload``)
 PositionOf = Callable[[int | None], Position | None]  # the round's position, given the round read
 
 
@@ -89,6 +90,24 @@ class SlipResult:
             "round_confidence": round(self.round_confidence, 4),
         })  # fmt: skip
         return base
+
+
+@dataclass(frozen=True)
+class LocatedSlip:
+    """A printed slip found on a scan: straightened (grey, the slip frame at ``layout.PX_PER_MM``), and
+    what its QR code says (None when it cannot be read)."""
+
+    rectified: np.ndarray = field(repr=False)
+    qr: QrFacts | None
+
+
+def locate_slips(gray: np.ndarray) -> list[LocatedSlip]:
+    """Every printed slip on a grey scan with its QR code read (no model needed: a page is routed by it)."""
+    found = []
+    for registration in find_slips(gray):
+        rectified = registration.rectify(gray)
+        found.append(LocatedSlip(rectified, read_slip_qr(rectified)))
+    return found
 
 
 def _crop(image: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
@@ -169,19 +188,20 @@ class SlipReader:
         may carry, ``current`` the one being played (the likeliest); ``players``
         those it may belong to.
         """
-        results = []
-        for registration in find_slips(gray):
-            rectified = registration.rectify(gray)
-            results.append(self.read_rectified(rectified, position_of, players, rounds, current))
-        return results
+        return [self.read_located(slip, position_of, players, rounds, current) for slip in locate_slips(gray)]
 
     def read_rectified(self, rectified: np.ndarray, position_of: PositionOf, players: Sequence[PlayerRef],
                        rounds: Sequence[int], current: int | None = None) -> SlipResult:  # fmt: skip
         """A printed slip already in the slip frame at ``layout.PX_PER_MM``."""
+        return self.read_located(LocatedSlip(rectified, read_slip_qr(rectified)), position_of, players, rounds, current)
+
+    def read_located(self, slip: LocatedSlip, position_of: PositionOf, players: Sequence[PlayerRef],
+                     rounds: Sequence[int], current: int | None = None) -> SlipResult:  # fmt: skip
+        """A printed slip found by ``locate_slips`` (its QR code read already)."""
+        rectified, qr = slip.rectified, slip.qr
         fields = {name: _crop(rectified, box.pixels(layout.PX_PER_MM, layout.FIELD_INSET))
                   for name, box in layout.FIELDS.items()}  # fmt: skip
         result = SlipResult(True, rectified=rectified)
-        qr = read_slip_qr(rectified)
         if qr is not None:
             result.game, result.table, result.player = qr
             result.player_confidence = 1.0

@@ -33,6 +33,7 @@ VOID_REASONS: Final = {  # flag -> the reason written on a voided slip
     "coordinate_order": "coordenadas en orden incorrecto o flecha errónea",
     "unmarked_blank": "comodín no marcado",
     "circled_without_blank": "letra rodeada sin comodín en el atril",
+    "other_game": "papeleta de otra partida",
 }
 
 
@@ -73,7 +74,7 @@ class ReviewItem:
 
 def proposal_for(flags: tuple[str, ...], reading: str, top_play: str | None) -> Slip | None:
     """The Slip a one-key accept applies for these flags, or None when the arbiter must choose."""
-    if "player_unknown" in flags or "position_unknown" in flags:
+    if "player_unknown" in flags or "position_unknown" in flags or "other_game" in flags:
         return None
     if "several_plays" in flags:
         return Slip(reading or None, other_notations=("(varias jugadas)",), source="escáner")

@@ -10,7 +10,7 @@ import getpass
 import sys
 from typing import Any
 
-from ..services.accounts import AccountError, Accounts
+from ..services.accounts import ROLES, AccountError, Accounts
 from ..services.store import EventStore
 from .serve import add_storage_options, database_url
 
@@ -33,6 +33,10 @@ def add_account_commands(commands: Any) -> None:
     device_actions = device.add_subparsers(required=True, metavar="ACTION")
     add_device = device_actions.add_parser("add", help="register a device and print its token once")
     add_device.add_argument("name")
+    add_device.add_argument("--role", required=True, choices=sorted(ROLES),
+                            help="what it may send: " + "; ".join(f"{r}: {what}" for r, what in ROLES.items()))
+    add_device.add_argument("--game", dest="games", action="append", default=[], metavar="ID",
+                            help="a game it may write to (repeat; default: any game)")  # fmt: skip
     add_storage_options(add_device)
     add_device.set_defaults(run=run_device_add)
     remove_device = device_actions.add_parser("remove", help="revoke a device's token")
@@ -74,7 +78,7 @@ def run_device_remove(args: argparse.Namespace) -> int:
 
 def run_device_add(args: argparse.Namespace) -> int:
     try:
-        token = _accounts(args).add_device(args.name)
+        token = _accounts(args).add_device(args.name, args.role, args.games)
     except AccountError as error:
         print(f"veedor: {error}", file=sys.stderr)
         return 2

@@ -8,6 +8,13 @@ retries), keeping threads for the arbiters. ``--demo`` also plays a demo game by
 itself (``demo_server``). ``--venue FILE`` serves a venue (``hardware.venue``): its
 database, lexicon, data folder, host and port (``--host``/``--port`` given on the
 command line win), its cameras and scanners started with the server and stopped with it.
+
+The server is ``webapp.serving``'s: deadlines for slow requests, at most
+``--per-address`` connections from one client address and half as many live streams
+(``LIVE_STREAMS_PER_ADDRESS``; a screen beyond it is answered 429 and retries).
+Behind a TLS proxy, ``--proxy-hops N`` (or ``$VEEDOR_PROXY_HOPS``) trusts the last N
+``X-Forwarded-For``/``-Proto`` values, so that the client's address is the real one;
+by default (0) they are ignored.
 """
 
 from __future__ import annotations
@@ -21,12 +28,13 @@ from typing import TYPE_CHECKING, Any, Final
 from flask import Flask
 
 from ..services.shared import services, start_cameras, start_scanners, stop_cameras, stop_scanners
+from ..serving import CONNECTIONS_PER_ADDRESS, make_server
 
 if TYPE_CHECKING:
     from hardware.venue import Venue
 
 DEFAULT_PORT: Final = 8080
-DEFAULT_THREADS: Final = 100
+DEFAULT_THREADS: Final = 600  # 584 live screens: a hall of 500 screens (+8 MB over 100 threads)
 RESERVED_THREADS: Final = 16  # never taken by live screens
 
 
@@ -39,6 +47,12 @@ def add_serve_commands(commands: Any) -> None:
     serve.add_argument("--lexicon", metavar="PATH", help="word list (default: $VEEDOR_LEXICON, else the free list)")
     serve.add_argument("--threads", type=int, default=DEFAULT_THREADS,
                        help=f"server threads; live screens use at most threads-{RESERVED_THREADS}")  # fmt: skip
+    serve.add_argument("--proxy-hops", type=int, metavar="N",
+                       help="proxies in front whose X-Forwarded-For/-Proto are trusted "
+                            "(default $VEEDOR_PROXY_HOPS, else 0: none)")  # fmt: skip
+    serve.add_argument("--per-address", type=int, default=CONNECTIONS_PER_ADDRESS, metavar="N",
+                       help=f"most connections from one client address, half of them live screens "
+                            f"(default {CONNECTIONS_PER_ADDRESS}; 0: no cap)")  # fmt: skip
     serve.add_argument("--demo", action="store_true", help="play a demo game by itself (see demo_server)")
     serve.add_argument("--venue", metavar="FILE", help="serve a venue: its database, lexicon, cameras, scanners")
     serve.set_defaults(run=run_serve)
@@ -61,23 +75,6 @@ def database_url(args: argparse.Namespace) -> str:
     return f"sqlite:///{folder / 'veedor.db'}"
 
 
-def _largest_body(app: Flask) -> int:
-    """Waitress's cap: the largest body any route accepts (Flask checks each route's own)."""
-    from ..views.slip_review import UPLOAD_BYTES
-
-    return max(int(app.config["MAX_CONTENT_LENGTH"]), int(app.config.get("SCAN_UPLOAD_BYTES", UPLOAD_BYTES)))
-
-
-def make_server(app: Flask, host: str, port: int, threads: int) -> Any:
-    """A waitress server for ``app`` (``.run()`` serves until ``.close()``; port 0 picks one)."""
-    import waitress  # type: ignore[import-untyped]
-
-    return waitress.create_server(
-        app, host=host, port=port, threads=threads, connection_limit=threads * 2 + 50,
-        max_request_body_size=_largest_body(app), asyncore_use_poll=True, ident="Veedor",
-    )  # fmt: skip
-
-
 def serve_app(args: argparse.Namespace) -> Flask:
     """The app ``serve`` runs, from its options."""
     from ..app import create_app
@@ -92,6 +89,7 @@ def serve_app(args: argparse.Namespace) -> Flask:
         return create_app({
             "INSTANCE_PATH": str(venue.data_dir), "DATABASE_URL": venue.database_url,
             "LEXICON_PATH": venue.lexicon, "LIVE_MAX_STREAMS": threads - RESERVED_THREADS, "VENUE": venue,
+            **_address_config(args),
         })  # fmt: skip
     if args.demo:
         from ..services.demo_server import prepare_demo_data
@@ -102,7 +100,19 @@ def serve_app(args: argparse.Namespace) -> Flask:
         "DATABASE_URL": database_url(args),
         "LEXICON_PATH": args.lexicon,
         "LIVE_MAX_STREAMS": threads - RESERVED_THREADS,
+        **_address_config(args),
     })  # fmt: skip
+
+
+def _address_config(args: argparse.Namespace) -> dict[str, int]:
+    """``LIVE_STREAMS_PER_ADDRESS`` from ``--per-address``; ``PROXY_HOPS`` from ``--proxy-hops`` when
+    given (else the app reads ``$VEEDOR_PROXY_HOPS``)."""
+    per_address = getattr(args, "per_address", CONNECTIONS_PER_ADDRESS)
+    hops = getattr(args, "proxy_hops", None)
+    if per_address < 0 or (hops is not None and hops < 0):
+        raise SystemExit("veedor: --per-address y --proxy-hops deben ser 0 o más")
+    config = {"LIVE_STREAMS_PER_ADDRESS": max(1, per_address // 2) if per_address else 0}
+    return config if hops is None else {**config, "PROXY_HOPS": hops}
 
 
 def load_serve_venue(args: argparse.Namespace) -> bool:
@@ -147,7 +157,7 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
     app = serve_app(args)
     try:
-        server = make_server(app, args.host, args.port, max(args.threads, RESERVED_THREADS + 4))
+        server = make_server(app, args.host, args.port, max(args.threads, RESERVED_THREADS + 4), args.per_address)
     except OSError as error:
         print(f"veedor: no se puede servir en {args.host}:{args.port}: {error.strerror}", file=sys.stderr)
         return 2

@@ -1,27 +1,35 @@
-"""Arbiter accounts and device tokens, stored beside the games; the failed-login throttle.
+"""Arbiter accounts, their sessions, and device tokens, stored beside the games.
 
-* An arbiter's password is kept as a salted scrypt hash (Werkzeug); a device's token
-  (``Authorization: Bearer <token>``) only as its SHA-256.
-* ``LoginThrottle`` counts failed logins per address: ``MAX_FAILURES`` within
-  ``FAILURE_WINDOW`` seconds lock the address out for as long.
+* An arbiter's password is kept as a salted scrypt hash (Werkzeug).
+* A login opens a *session* kept on the server (only the SHA-256 of its random id is
+  stored; the id travels in the signed cookie). Logging out ends it; a password change
+  or the account's removal ends all of the arbiter's sessions, so a copied cookie
+  dies with them, and re-adding the account does not revive them.
+* A device's token (``Authorization: Bearer <token>``) is kept as its SHA-256, with the
+  device's *role* (``ROLES``: what it may send) and, optionally, the games it may write to.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
-import threading
-import time
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import Final
 
-from sqlalchemy import Column, DateTime, MetaData, String, Table, delete, insert, select
+from sqlalchemy import Column, DateTime, MetaData, String, Table, Text, delete, insert, inspect, select, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from werkzeug.security import check_password_hash, generate_password_hash
 
 MIN_PASSWORD = 8
-MAX_FAILURES = 5  # failed logins from one address...
-FAILURE_WINDOW = 300.0  # ...within this many seconds lock it out for as long
+# What each kind of device may send (checked by ``views.auth.device_required``).
+ROLES: Final = {
+    "scanner": "papeletas escaneadas (POST /api/games/<id>/slips, eventos 'slip')",
+    "camera": "jugadas de una mesa clásica (eventos 'play', 'challenge', 'exchange', 'pass')",
+    "node": "mensajes de un nodo de cámara (POST /api/cameras/messages)",
+}
 
 metadata = MetaData()
 arbiters = Table(
@@ -37,7 +45,28 @@ devices = Table(
     Column("name", String(64), primary_key=True),
     Column("token_sha256", String(64), nullable=False, unique=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("role", String(16)),  # one of ROLES; NULL for a token made before roles: refused
+    Column("games", Text),  # game ids separated by spaces; NULL: any game
 )
+sessions = Table(
+    "arbiter_sessions",
+    metadata,
+    Column("id_sha256", String(64), primary_key=True),
+    Column("login", String(64), nullable=False, index=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+
+@dataclass(frozen=True)
+class Device:
+    """A registered device: its name, its role (``ROLES``) and the games it may write to (None: any)."""
+
+    name: str
+    role: str | None
+    games: frozenset[str] | None = None
+
+    def may_write(self, game_id: str) -> bool:
+        return self.games is None or game_id in self.games
 
 
 class AccountError(ValueError):
@@ -50,6 +79,7 @@ class Accounts:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         metadata.create_all(engine)
+        _add_missing_columns(engine)
 
     def add_arbiter(self, login: str, password: str) -> None:
         login = login.strip()
@@ -66,12 +96,35 @@ class Accounts:
             raise AccountError(f"ya existe el árbitro {login!r}") from None
 
     def set_password(self, login: str, password: str) -> None:
+        """A new password; every session of the arbiter ends."""
         self.remove_arbiter(login)
         self.add_arbiter(login, password)
 
     def remove_arbiter(self, login: str) -> None:
+        """Delete the account and end all its sessions."""
         with self.engine.begin() as connection:
             connection.execute(delete(arbiters).where(arbiters.c.login == login))
+            connection.execute(delete(sessions).where(sessions.c.login == login))
+
+    # -- sessions ---------------------------------------------------------------------
+
+    def open_session(self, login: str) -> str:
+        """A new session of ``login``; returns its id (for the cookie; only its hash is kept)."""
+        session_id = secrets.token_urlsafe(32)
+        with self.engine.begin() as connection:
+            connection.execute(insert(sessions).values(
+                id_sha256=_sha256(session_id), login=login, created_at=datetime.now(timezone.utc)))  # fmt: skip
+        return session_id
+
+    def session_login(self, session_id: str) -> str | None:
+        """The arbiter whose open session this is, or None (ended, or never opened)."""
+        with self.engine.connect() as connection:
+            row = connection.execute(select(sessions.c.login).where(sessions.c.id_sha256 == _sha256(session_id))).first()
+        return None if row is None else str(row.login)
+
+    def close_session(self, session_id: str) -> None:
+        with self.engine.begin() as connection:
+            connection.execute(delete(sessions).where(sessions.c.id_sha256 == _sha256(session_id)))
 
     def arbiter_exists(self, login: str) -> bool:
         with self.engine.connect() as connection:
@@ -85,16 +138,23 @@ class Accounts:
             return False
         return check_password_hash(row.password_hash, password)
 
-    def add_device(self, name: str) -> str:
-        """Register a device; returns its token (shown once, only its hash is kept)."""
+    # -- devices ----------------------------------------------------------------------
+
+    def add_device(self, name: str, role: str, games: Iterable[str] = ()) -> str:
+        """Register a device of ``role`` (limited to ``games`` when given); returns its token,
+        shown once: only its hash is kept."""
         name = name.strip()
         if not name or len(name) > 64:
             raise AccountError("el dispositivo necesita un nombre de 1 a 64 caracteres")
+        if role not in ROLES:
+            raise AccountError(f"función de dispositivo desconocida {role!r}: una de {', '.join(ROLES)}")
+        limited = " ".join(sorted({g.strip() for g in games if g.strip()})) or None
         token = secrets.token_urlsafe(32)
         try:
             with self.engine.begin() as connection:
                 connection.execute(insert(devices).values(
-                    name=name, token_sha256=_sha256(token), created_at=datetime.now(timezone.utc)))  # fmt: skip
+                    name=name, token_sha256=_sha256(token), created_at=datetime.now(timezone.utc),
+                    role=role, games=limited))  # fmt: skip
         except IntegrityError:
             raise AccountError(f"ya existe el dispositivo {name!r}") from None
         return token
@@ -103,37 +163,24 @@ class Accounts:
         with self.engine.begin() as connection:
             connection.execute(delete(devices).where(devices.c.name == name))
 
-    def device_for_token(self, token: str) -> str | None:
-        """The device's name, or None when no device has this token."""
+    def device_for_token(self, token: str) -> Device | None:
+        """The device with this token, or None."""
         with self.engine.connect() as connection:
-            row = connection.execute(select(devices.c.name).where(devices.c.token_sha256 == _sha256(token))).first()
-        return None if row is None else str(row.name)
+            row = connection.execute(select(devices).where(devices.c.token_sha256 == _sha256(token))).first()
+        if row is None:
+            return None
+        games = frozenset(row.games.split()) if row.games else None
+        return Device(str(row.name), row.role, games)
 
 
 def _sha256(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-class LoginThrottle:
-    """Counts failed logins per address; too many within the window lock it out."""
-
-    def __init__(self) -> None:
-        self._failures: dict[str, list[float]] = {}
-        self._lock = threading.Lock()
-
-    def _recent(self, address: str, now: float) -> list[float]:
-        recent = [t for t in self._failures.get(address, []) if now - t < FAILURE_WINDOW]
-        self._failures[address] = recent
-        return recent
-
-    def locked(self, address: str) -> bool:
-        with self._lock:
-            return len(self._recent(address, time.monotonic())) >= MAX_FAILURES
-
-    def fail(self, address: str) -> None:
-        with self._lock:
-            self._recent(address, time.monotonic()).append(time.monotonic())
-
-    def clear(self, address: str) -> None:
-        with self._lock:
-            self._failures.pop(address, None)
+def _add_missing_columns(engine: Engine) -> None:
+    """A database made before device roles gets the new columns (its old tokens have no role)."""
+    present = {column["name"] for column in inspect(engine).get_columns("devices")}
+    with engine.begin() as connection:
+        for name, kind in (("role", "VARCHAR(16)"), ("games", "TEXT")):
+            if name not in present:
+                connection.execute(text(f"ALTER TABLE devices ADD COLUMN {name} {kind}"))

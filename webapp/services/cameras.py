@@ -16,7 +16,10 @@ screens of its game then show "cámara sin señal" (``screen_note``) rather than
 board that may be stale. The attachment of each camera to its game is kept in
 ``<data>/cameras.json`` and the arbiter's doubts in ``<data>/camera-doubts.jsonl``
 (``ReviewQueue``'s journal), so a restart finds them attached again and the open
-doubts still open, with their frames.
+doubts still open, with their frames. Every image a message carries (preview, a report's
+frame, a calibration's view) must be a JPEG within ``vision.decoding.CAMERA`` (4
+megapixels), checked from its header before it is kept or decoded; else the message is
+refused with the reason.
 
 The worker processes of local cameras are ``camera_workers``' business.
 """
@@ -39,6 +42,7 @@ from typing import Any, Final, Protocol
 
 from rules_core.classic import ClassicGame
 from rules_core.events import Event, GameError
+from vision import decoding
 from vision.board.desk import CameraDesk, ReviewItem, ReviewQueue, sync_message
 from vision.board.tracker import Report
 
@@ -176,7 +180,7 @@ class CameraRegistry:
             if kind == "status":
                 entry.status = dict(message)
             elif kind == "preview":
-                entry.preview = _decode(message.get("jpeg"), "jpeg")
+                entry.preview = _image(message.get("jpeg"), "jpeg")
                 entry.preview_at = _number(message.get("t")) or time.time()
             elif kind == "report":
                 self._report(entry, message)
@@ -215,7 +219,7 @@ class CameraRegistry:
             raise CameraError(f"informe de cámara no válido: {error}") from None
         frame = message.get("frame_jpeg")
         if frame:
-            path = self._store_frame(entry.name, ident or f"{time.time():.3f}", _decode(frame, "frame_jpeg"))
+            path = self._store_frame(entry.name, ident or f"{time.time():.3f}", _image(frame, "frame_jpeg"))
             report = _with_frame(report, str(path))
         elif report.frame_path and entry.kind == "node":
             report = _with_frame(report, None)  # a path on the node's disk means nothing here
@@ -225,13 +229,15 @@ class CameraRegistry:
         self._desk(entry).handle(report)
 
     def _calibration(self, entry: CameraEntry, message: Message) -> None:
+        preview = message.get("preview_jpeg")
+        kept = preview and self.data_dir is not None and entry.kind == "node"  # a local worker wrote them already
+        png = _png_of_jpeg(_decode(preview, "preview_jpeg"), "preview_jpeg") if kept else None  # refused: no change
         entry.calibration = {k: message.get(k) for k in ("found", "reason", "turn", "calibration")}
         entry.calibration["at"] = time.time()
-        preview = message.get("preview_jpeg")
-        if preview and self.data_dir is not None and entry.kind == "node":  # a local worker wrote them already
+        if png is not None and self.data_dir is not None:
             folder = self.data_dir / "calibration"
             folder.mkdir(parents=True, exist_ok=True)
-            _write_atomic(folder / f"{entry.name}.png", _png_of_jpeg(_decode(preview, "preview_jpeg")))
+            _write_atomic(folder / f"{entry.name}.png", png)
             calibration = message.get("calibration")
             if isinstance(calibration, dict):
                 _write_atomic(folder / f"{entry.name}.json", json.dumps(calibration, ensure_ascii=False).encode())
@@ -443,14 +449,27 @@ def _decode(text: Any, what: str) -> bytes:
         raise CameraError(f"'{what}' no es base64 válido") from None
 
 
-def _png_of_jpeg(data: bytes) -> bytes:
-    import cv2
-    import numpy as np
+def _image(text: Any, what: str) -> bytes:
+    """A message's base64 JPEG, kept as it came once its header passed ``decoding.CAMERA``."""
+    data = _decode(text, what)
+    try:
+        decoding.check_image(data, decoding.CAMERA)
+    except decoding.Refused as error:
+        raise CameraError(f"'{what}': {error}") from None
+    return data
 
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    ok, png = cv2.imencode(".png", image) if image is not None else (False, None)
-    if not ok or png is None:
-        raise CameraError("la vista de la calibración no es una imagen JPEG")
+
+def _png_of_jpeg(data: bytes, what: str) -> bytes:
+    """A JPEG as PNG, decoded only once its header passed ``decoding.CAMERA``."""
+    import cv2
+
+    try:
+        image = decoding.decode_color(data, decoding.CAMERA)
+    except decoding.Refused as error:
+        raise CameraError(f"'{what}': {error}") from None
+    ok, png = cv2.imencode(".png", image)
+    if not ok:
+        raise CameraError(f"'{what}': no se pudo guardar como PNG")
     return bytes(png.tobytes())
 
 

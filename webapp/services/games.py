@@ -74,9 +74,20 @@ class GameService:
         return game
 
     def append(self, game_id: str, event: Event) -> None:
-        """Apply and store ``event``; on any storage failure the live state is dropped and rebuilt."""
+        """Apply and store ``event``, all or nothing.
+
+        A GameError from the rules leaves the game as it was (``apply`` is atomic); any
+        other failure, in the rules or in storage, drops the live state, so the next
+        ``open`` rebuilds it from what was stored.
+        """
         game = self.open(game_id)
-        game.apply(event)
+        try:
+            game.apply(event)
+        except GameError:
+            raise
+        except BaseException:
+            self._live.pop(game_id, None)
+            raise
         try:
             self.store.append(game_id, event, game.summary(), len(game.events))
         except BaseException:

@@ -15,6 +15,7 @@ one server process.
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -127,24 +128,39 @@ class LiveGames(GameService):
 
 
 class StreamSlots:
-    """A cap on open event streams, so that streams never take every server thread."""
+    """A cap on open event streams, in all (``limit``) and from one client address
+    (``per_address``, 0: none), so that streams never take every server thread and one
+    client never takes every stream."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, per_address: int = 0) -> None:
         self.limit = limit
+        self.per_address = per_address
         self._open = 0
+        self._by_address: Counter[str] = Counter()
         self._lock = threading.Lock()
 
     @property
     def open(self) -> int:
         return self._open
 
-    def acquire(self) -> bool:
+    def open_from(self, address: str) -> int:
+        """Streams open from ``address``."""
         with self._lock:
-            if self._open >= self.limit:
+            return self._by_address[address]
+
+    def acquire(self, address: str = "") -> bool:
+        """Take a slot for a stream from ``address``; False when the cap in all or the address's is reached."""
+        with self._lock:
+            if self._open >= self.limit or (self.per_address and self._by_address[address] >= self.per_address):
                 return False
             self._open += 1
+            self._by_address[address] += 1
             return True
 
-    def release(self) -> None:
+    def release(self, address: str = "") -> None:
+        """Give back a slot taken for ``address``."""
         with self._lock:
             self._open -= 1
+            self._by_address[address] -= 1
+            if self._by_address[address] <= 0:
+                del self._by_address[address]

@@ -17,10 +17,11 @@ from flask import Flask, current_app
 
 from hardware.camera_worker import WorkerConfig
 
-from .accounts import Accounts, LoginThrottle
+from .accounts import Accounts
 from .camera_workers import CameraWorkers
 from .cameras import CameraConfigLike, CameraRegistry
 from .live import LiveGames, StreamSlots
+from .login_throttle import LoginThrottle
 from .scanning import POLL_SECONDS, ScannerSpec, ScanService
 
 EXTENSION = "veedor"  # the key of ``Services`` in ``app.extensions``

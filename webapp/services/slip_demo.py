@@ -159,9 +159,13 @@ class DemoSlips:
 
     def hand_in(self, game_id: str, game_name: str, player: str, name: str, table: int, slip: Slip,
                 round_number: int) -> Path | None:  # fmt: skip
-        """Render the slip and drop its scan in the folder; None when it is never scanned (a late slip)."""
+        """Render the slip and drop its scan in the folder; None when it is never scanned (a late slip).
+        The demo is its own arbiter: while no game takes plain slips, its game does (a QR code the
+        scanner blurred leaves a plain slip, which must not wait for a choice nobody will make)."""
         if self._painter is None or self._painter.game_id != game_id:
             self._painter = SlipPainter(game_id, game_name, self.rng, self.writers)
+            if self.service.plain_game() is None:
+                self.service.choose(game_id, "demostración")
         image = self._painter.scan(player, name, table, slip, round_number)
         if image is None:
             return None

@@ -2,21 +2,27 @@
 
 Reading is public, like the screens: ``GET /api/games``, ``GET /api/games/<id>``
 (the screen message) and ``GET /api/games/<id>/stream`` (Server-Sent Events: an
-``event: state`` message at once and after every change, an ``event: ping`` every
-``LIVE_PING_SECONDS`` while idle, so that a screen tells a quiet game from a dead link).
+``event: state`` message at once and after changes, at most one every ``STATE_GAP``
+seconds, an ``event: ping`` every ``LIVE_PING_SECONDS`` while idle, so that a screen
+tells a quiet game from a dead link). Streams are capped in all (503) and per client
+address (429); the screen retries either way.
 
-Writing needs a device token (``Authorization: Bearer <token>``, see ``auth``):
-``POST /api/games/<id>/events`` takes one event ``{"kind", "data"}`` of the kinds a
-device may send (slips, classic turns), and ``POST /api/games/<id>/slips`` a slip
-by table number as the scanner reads it. Both answer 201 with the game's new
-version (and the slip's score); the rules' refusals are 409 with the reason.
-Every error is JSON.
+Writing needs a device token (``Authorization: Bearer <token>``, see ``auth``) whose
+role allows it (``services.accounts.ROLES``), for a game the token may write to:
+``POST /api/games/<id>/events`` takes one event ``{"kind", "data"}`` of the kinds
+the role may send (``DEVICE_KINDS``: a scanner's slips, a camera's classic turns),
+and ``POST /api/games/<id>/slips`` a scanner's slip by table number. A device's
+slip is marked as scanned whatever it says, and only for a round still in play (a
+slip for a published round or an ended game is the arbiter's, with a reason). Both
+answer 201 with the game's new version (and the slip's score); the rules' refusals
+are 409 with the reason. Every error is JSON; a body is checked at the boundary
+(``inputs``) before anything reads it.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 from flask import Blueprint, abort, current_app, g, jsonify, request
@@ -28,16 +34,25 @@ from rules_core.duplicate import DuplicateGame
 from rules_core.events import Event, GameError
 from rules_core.slips import Slip
 
+from ..services.accounts import Device
 from ..services.live import LiveGames
 from ..services.shared import services
 from .auth import device_required
 from .display import CameraNote, game_record, screen_message
+from .inputs import json_object, positive_int
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 PING: Final = b"event: ping\ndata: {}\n\n"  # lets a screen tell a quiet game from a dead link
 CAMERA_POLL: Final = 1.0  # seconds between looks at the signal of a game's camera
-DEVICE_KINDS: Final = frozenset({"slip", "play", "challenge", "exchange", "pass"})
+LEAVE_CHECK: Final = 1.0  # seconds between looks at whether a stream's client has left
+STATE_GAP: Final = 0.25  # seconds at least between two states of a stream: changes closer go in one
+DEVICE_KINDS: Final = {  # what each device role may send to /events
+    "scanner": frozenset({"slip"}),
+    "camera": frozenset({"play", "challenge", "exchange", "pass"}),
+}
+SLIP_FIELDS: Final = frozenset({"notation", "late", "blank_not_circled", "void", "other_notations"})
+DEVICE_SOURCE: Final = "escáner"  # a device's slip is a scan, whatever it says
 
 
 @bp.get("/games")
@@ -56,71 +71,128 @@ def game(game_id: str) -> Response:
 
 @bp.get("/games/<game_id>/stream")
 def stream(game_id: str) -> Response:
-    """The game's screen messages as Server-Sent Events, for as long as the client listens."""
+    """The game's screen messages as Server-Sent Events, for as long as the client listens.
+
+    Streams are capped in all (503) and per client address (429); the screen retries."""
     game_record(game_id)
     found = services()
-    if not found.streams.acquire():
+    address = request.remote_addr or ""
+    if not found.streams.acquire(address):
+        if found.streams.per_address and found.streams.open_from(address) >= found.streams.per_address:
+            abort(429, description=_("demasiadas pantallas conectadas desde esta dirección; se reintentará"))
         abort(503, description=_("demasiadas pantallas conectadas; se reintentará"))
     config = current_app.config
     note = found.cameras.screen_note if len(found.cameras) else None
-    body = _events(found.games, game_id, float(config["LIVE_PING_SECONDS"]), float(config["LIVE_STREAM_SECONDS"]), note)
-    response = Response(ClosingIterator(body, [found.streams.release]), mimetype="text/event-stream")
+    gone = request.environ.get("waitress.client_disconnected") or _never
+    body = _events(found.games, game_id, float(config["LIVE_PING_SECONDS"]), float(config["LIVE_STREAM_SECONDS"]), note,
+                   gone)  # fmt: skip
+    response = Response(ClosingIterator(body, [lambda: found.streams.release(address)]), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"  # a proxy in front must not buffer it
     return response
 
 
-def _events(games: LiveGames, game_id: str, ping: float, lifetime: float, note: CameraNote | None = None) -> Iterator[bytes]:
+def _never() -> bool:
+    return False
+
+
+def _events(games: LiveGames, game_id: str, ping: float, lifetime: float, note: CameraNote | None = None,
+            gone: Callable[[], bool] = _never) -> Iterator[bytes]:  # fmt: skip
     """With cameras (``note``), their signal is looked at every ``CAMERA_POLL`` seconds too:
-    a camera that loses its signal changes the screen without any new event."""
+    a camera that loses its signal changes the screen without any new event. ``gone()`` (the
+    server's word that the client closed the connection) is looked at every ``LEAVE_CHECK``
+    seconds, so that a screen that left frees its thread and slot at once, not at the next ping.
+    A burst of changes (slips entered quickly) is sent as one state every ``STATE_GAP``
+    seconds: hundreds of screens then cost the server a few states a second each."""
     yield b"retry: 1000\n\n"
     seen, shown = -1, None
     deadline = time.monotonic() + lifetime
     pinged = time.monotonic()
-    while not games.closing and time.monotonic() < deadline:
-        version = games.wait(game_id, seen, min(ping, CAMERA_POLL) if note else ping)
+    sent = pinged - STATE_GAP  # when the last state went
+    step = min(ping, LEAVE_CHECK, CAMERA_POLL if note else ping)
+    while not games.closing and time.monotonic() < deadline and not gone():
+        version = games.wait(game_id, seen, step)
         camera = note(game_id) if note else None
         if version == seen and camera == shown:
             if time.monotonic() - pinged >= ping * 0.99:
                 pinged = time.monotonic()
                 yield PING
             continue
+        wait = sent + STATE_GAP - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+            version = games.version(game_id)
         seen, shown, pinged = version, camera, time.monotonic()
         yield f"id: {version}\nevent: state\ndata: {screen_message(games, game_id, note)}\n\n".encode()
+        sent = time.monotonic()
 
 
 @bp.post("/games/<game_id>/events")
-@device_required
+@device_required("scanner", "camera")
 def post_event(game_id: str) -> tuple[Response, int]:
-    game_record(game_id)
-    body = _json_body()
-    kind = body.get("kind")
-    data = body.get("data")
-    if kind not in DEVICE_KINDS or not isinstance(data, dict):
-        abort(400, description=_("un dispositivo envía eventos de tipo %(kinds)s con 'data'", kinds=", ".join(sorted(DEVICE_KINDS))))
-    version = _store(game_id, Event(str(kind), data, f"dispositivo:{g.device}"))
+    """One event of the kinds the device's role may send (``DEVICE_KINDS``)."""
+    device = _device_for(game_id)
+    body = json_object()
+    kind, data = body.get("kind"), body.get("data")
+    allowed = DEVICE_KINDS[str(device.role)]
+    if kind not in allowed or not isinstance(data, dict):
+        abort(400, description=_("un dispositivo de función %(r)s envía eventos de tipo %(kinds)s con 'data'",
+                                 r=device.role, kinds=", ".join(sorted(allowed))))  # fmt: skip
+    if kind == "slip":
+        data = _device_slip(game_id, data)
+    version = _store(game_id, Event(str(kind), data, f"dispositivo:{device.name}"))
     return jsonify({"ok": True, "version": version}), 201
 
 
 @bp.post("/games/<game_id>/slips")
-@device_required
+@device_required("scanner")
 def post_slip(game_id: str) -> tuple[Response, int]:
     """A scanned slip: ``table``, ``notation`` and the facts noted (``late``, ``void``...)."""
-    game_record(game_id)
-    body = _json_body()
+    device = _device_for(game_id)
+    body = json_object()
     games: LiveGames = services().games
     with games.reading(game_id) as live:
         if not isinstance(live, DuplicateGame):
             abort(409, description=_("la partida no es una duplicada"))
         player = _player_at(live, body.get("table"))
-        number = body.get("round") or (live.current.number if live.current else 0)
-    slip = Slip.from_json({**body, "source": str(body.get("source") or "escáner")})
-    data = {"round": int(number), "player": player, "slip": slip.to_json()}
-    version = _store(game_id, Event("slip", data, f"dispositivo:{g.device}"))
+        current = live.current.number if live.current else 0
+    number = positive_int(body["round"], "round") if body.get("round") is not None else current
+    data = _device_slip(game_id, {"round": number, "player": player, "slip": body})
+    version = _store(game_id, Event("slip", data, f"dispositivo:{device.name}"))
     with games.reading(game_id):
-        result = live.round(int(number)).results[player]
+        result = live.round(number).results[player]
     scored = {"play": result.play, "score": result.score, "reason": result.reason}
     return jsonify({"ok": True, "version": version, "result": scored}), 201
+
+
+def _device_for(game_id: str) -> Device:
+    """The calling device, if it may write to ``game_id`` (else 403); the game must exist (else 404)."""
+    game_record(game_id)
+    device: Device = g.device
+    if not device.may_write(game_id):
+        abort(403, description=_("el dispositivo %(d)s no puede escribir en esta partida", d=device.name))
+    return device
+
+
+def _device_slip(game_id: str, data: dict[str, Any]) -> dict[str, Any]:
+    """A device's slip event data: the source set by the server, only for a round still in play.
+
+    A slip for a round whose master is published, or for an ended game, is the
+    arbiter's to enter, with a reason (``arbiter``); a device's is refused (409).
+    """
+    number = positive_int(data.get("round"), "round")
+    slip = data.get("slip")
+    if not isinstance(slip, dict):
+        abort(400, description=_("falta 'slip' (un objeto)"))
+    with services().games.reading(game_id) as live:
+        if not isinstance(live, DuplicateGame):
+            abort(409, description=_("la partida no es una duplicada"))
+        if live.ended:
+            abort(409, description=_("la partida ha terminado: las papeletas las introduce el árbitro"))
+        if number > len(live.rounds) or live.round(number).master is not None:
+            abort(409, description=_("la ronda %(n)s no está en juego: la papeleta la introduce el árbitro", n=number))
+    fields = {k: v for k, v in slip.items() if k in SLIP_FIELDS}
+    return {**data, "round": number, "slip": Slip.from_json({**fields, "source": DEVICE_SOURCE}).to_json()}
 
 
 def _player_at(game: DuplicateGame, table: Any) -> str:
@@ -128,13 +200,6 @@ def _player_at(game: DuplicateGame, table: Any) -> str:
         if isinstance(table, int) and player.table == table:
             return player.id
     abort(409, description=_("no hay ningún jugador en la mesa %(t)s", t=repr(table)))
-
-
-def _json_body() -> dict[str, Any]:
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict):
-        abort(400, description=_("se esperaba un objeto JSON"))
-    return body
 
 
 def _store(game_id: str, event: Event) -> int:

@@ -13,6 +13,7 @@ POST the CSRF token (``auth``).
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from datetime import datetime, timezone
@@ -366,34 +367,68 @@ def check(game_id: str) -> Response:
             "round": r.number, "table": player.table, "name": player.name,
             "result": _result_json(result) if result else None,
             "existing": _result_json(existing) if existing else None,
+            "closed": r.master is not None or game.ended,
+            "confirm": _doubtful_notation(slip, result) if result else None,
         })  # fmt: skip
 
 
 @bp.post("/g/<game_id>/slip")
 @login_required
 def enter_slip(game_id: str) -> Response | tuple[Response, int]:
-    """Record a slip, or correct one already entered (a reason is then required)."""
+    """Record a slip, or correct one already entered (a reason is then required).
+
+    The same slip sent twice (Enter pressed twice) is stored once and answered with
+    what was stored. A slip whose notation cannot be read, or written all in lowercase
+    (every letter a blank), is stored only when sent again with ``confirm``; so is
+    nothing else: a new slip for a closed round needs a reason, as a correction does.
+    """
     game = _duplicate(game_id)
     values = request.form
+    slip = slip_from_form(values)
     with services().games.reading(game_id):
         try:
             r, player_id = _slip_target(game, values)
         except (GameError, ValueError) as error:
             return _slip_reply(game_id, None, str(error))
         correcting = player_id in r.slips
-    data: dict[str, Any] = {"round": r.number, "player": player_id, "slip": slip_from_form(values).to_json()}
-    if correcting:
-        data["reason"] = values.get("reason", "").strip()[:300]
+        if correcting and r.slips[player_id] == slip:
+            return _slip_reply(game_id, _stored_reply(game, r, player_id, corrected=False, repeated=True), None)
+        warning = _doubtful_notation(slip, score_slip(r.board, r.rack, game.lexicon, slip))
+    if warning and values.get("confirm") != "1":
+        return _slip_reply(game_id, {"confirm": warning}, None)
+    data: dict[str, Any] = {"round": r.number, "player": player_id, "slip": slip.to_json()}
+    reason = values.get("reason", "").strip()[:300]
+    if reason:
+        data["reason"] = reason
     try:
         services().games.append(game_id, Event("slip_corrected" if correcting else "slip", data, _actor()))
     except GameError as error:
         return _slip_reply(game_id, None, str(error))
     with services().games.reading(game_id):
-        result = r.results[player_id]
-        reply = {"table": game.players[player_id].table, "name": game.players[player_id].name,
-                 "corrected": correcting, "result": _result_json(result),
-                 "state": console_state(game, r.number)}  # fmt: skip
-    return _slip_reply(game_id, reply, None)
+        return _slip_reply(game_id, _stored_reply(game, r, player_id, corrected=correcting), None)
+
+
+def _stored_reply(game: DuplicateGame, r: Round, player_id: str, *, corrected: bool,
+                  repeated: bool = False) -> dict[str, Any]:  # fmt: skip
+    """What the console shows of the slip stored for ``player_id`` (read under the game's lock)."""
+    player = game.players[player_id]
+    return {"table": player.table, "name": player.name, "corrected": corrected, "repeated": repeated,
+            "result": _result_json(r.results[player_id]), "state": console_state(game, r.number)}  # fmt: skip
+
+
+def _doubtful_notation(slip: Slip, result: SlipScore) -> str | None:
+    """Why a typed slip may be a typing slip (asked again before storing), or None."""
+    if slip.notation is None or slip.late or slip.void:
+        return None
+    if result.reason.startswith("papeleta nula: notación incorrecta"):
+        return str(_("«%(p)s» no se entiende como jugada y valdría 0: pulse Intro otra vez para anotarla así.",
+                     p=slip.notation))  # fmt: skip
+    letters = [ch for ch in slip.notation if ch.isalpha()]
+    word = [ch for ch in letters[1:] if not ch.isdigit()]  # the coordinate's letter is not part of the word
+    if word and all(ch.islower() for ch in word):
+        return str(_("«%(p)s» está en minúsculas: todas sus fichas serían comodines. Pulse Intro otra vez "
+                     "para anotarla así.", p=slip.notation))  # fmt: skip
+    return None
 
 
 def _slip_reply(game_id: str, reply: dict[str, Any] | None, error: str | None) -> Response | tuple[Response, int]:
@@ -401,6 +436,8 @@ def _slip_reply(game_id: str, reply: dict[str, Any] | None, error: str | None) -
         return (jsonify({"error": error}), 409) if error else jsonify(reply)
     if error:
         flash(error, "error")
+    elif reply and "confirm" in reply:
+        flash(reply["confirm"], "error")
     elif reply:
         flash(_("Mesa %(t)s: %(p)s, %(s)s puntos", t=reply["table"], p=reply["result"]["play"] or "-",
                 s=reply["result"]["score"]), "ok")  # fmt: skip
@@ -417,13 +454,28 @@ def master(game_id: str) -> Response:
     with services().games.reading(game_id):
         current = game.current
         number = current.number if current else 0
+        early = _time_left(game)
     play = request.form.get("play", "").strip() or None
+    if early and request.form.get("early") != "1":
+        flash(_("Quedan %(t)s en el reloj de la ronda: confirme que publica la jugada maestra antes de tiempo.",
+                t=early), "error")  # fmt: skip
+        return _back(game_id)
     if _append(game_id, Event("master_announced", {"round": number, "play": play}, _actor())):
         with services().games.reading(game_id):
             r = game.round(number)
             if r.master:
                 flash(_("Jugada maestra publicada: %(p)s, %(s)s puntos", p=r.master.notation, s=r.master.score), "ok")
     return _back(game_id)
+
+
+def _time_left(game: DuplicateGame) -> str | None:
+    """The round's time left as m:ss while its clock runs or is paused with time to go (D.III.13),
+    else None (read under the game's lock)."""
+    clock = clock_state(game, datetime.now(timezone.utc))
+    if clock["state"] not in ("running", "paused") or clock["remaining"] <= 0:
+        return None
+    seconds = math.ceil(clock["remaining"])
+    return f"{seconds // 60}:{seconds % 60:02d}"
 
 
 @bp.post("/g/<game_id>/annul")

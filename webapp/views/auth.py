@@ -41,12 +41,20 @@ F = TypeVar("F", bound=Callable[..., Any])
 CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "X-CSRF-Token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+SESSION_ID = "sid"  # the cookie's key for the server-side session id
 
 bp = Blueprint("auth", __name__)
 
 
 def current_arbiter() -> str | None:
-    return cast("str | None", session.get("arbiter"))
+    """The arbiter of this request's session, if that session is still open on the server."""
+    if "arbiter" not in session:
+        return None
+    if "veedor_arbiter" not in g:
+        session_id = session.get(SESSION_ID)
+        login = services().accounts.session_login(session_id) if isinstance(session_id, str) else None
+        g.veedor_arbiter = login if login == session.get("arbiter") else None
+    return cast("str | None", g.veedor_arbiter)
 
 
 @bp.route("/login", methods=["GET", "POST"])
@@ -54,33 +62,39 @@ def login() -> str | Response | tuple[str, int]:
     target = _safe_next(request.values.get("next", ""))
     if request.method == "GET":
         return render_template("auth/login.html", next=target)
-    throttle = services().throttle
+    found = services()
     address = request.remote_addr or "?"
-    if throttle.locked(address):
+    login_name = request.form.get("login", "").strip()[:64]
+    if not found.throttle.attempt(login_name, address):  # counted before the check: no race
         flash(_("Demasiados intentos fallidos. Espere unos minutos."), "error")
         return render_template("auth/login.html", next=target), 429
-    login_name = request.form.get("login", "").strip()
-    if not services().accounts.check_password(login_name, request.form.get("password", "")):
-        throttle.fail(address)
+    if not found.accounts.check_password(login_name, request.form.get("password", "")):
         flash(_("Usuario o contraseña incorrectos."), "error")
         return render_template("auth/login.html", next=target), 401
-    throttle.clear(address)
+    found.throttle.succeeded(login_name, address)
     session.clear()
     session.permanent = True
     session["arbiter"] = login_name
+    session[SESSION_ID] = found.accounts.open_session(login_name)
     return redirect(target or url_for("arbiter.index"))
 
 
 @bp.route("/logout", methods=["POST"])
 def logout() -> Response:
+    """End the session on the server too: a copy of the cookie no longer logs in."""
+    session_id = session.get(SESSION_ID)
+    if isinstance(session_id, str):
+        services().accounts.close_session(session_id)
     session.clear()
     return redirect(url_for("auth.login"))
 
 
 def _safe_next(target: str) -> str:
-    """Only a path on this site (no scheme, no host) is followed after login."""
+    """Only a path on this site (no scheme, no host, no control character) is followed after login."""
     parts = urlsplit(target)
-    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith("//"):
+    if parts.scheme or parts.netloc or not target.startswith("/") or target.startswith(("//", "/\\")):
+        return ""
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in target):
         return ""
     return target
 
@@ -91,7 +105,7 @@ def login_required(view: F) -> F:
     @wraps(view)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         login_name = current_arbiter()
-        if login_name is None or not services().accounts.arbiter_exists(login_name):
+        if login_name is None:
             session.pop("arbiter", None)
             if wants_json():
                 abort(401)
@@ -102,20 +116,29 @@ def login_required(view: F) -> F:
     return cast(F, wrapped)
 
 
-def device_required(view: F) -> F:
-    """The API view needs a device token: ``Authorization: Bearer <token>``."""
+def device_required(*roles: str) -> Callable[[F], F]:
+    """The API view needs the token of a device of one of ``roles``: ``Authorization: Bearer <token>``.
 
-    @wraps(view)
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
-        header = request.headers.get("Authorization", "")
-        scheme, _sep, token = header.partition(" ")
-        name = services().accounts.device_for_token(token.strip()) if scheme.lower() == "bearer" and token else None
-        if name is None:
-            abort(401)
-        g.device = name
-        return view(*args, **kwargs)
+    ``g.device`` is then the ``Device``; a token of another role is a 403.
+    """
 
-    return cast(F, wrapped)
+    def decorate(view: F) -> F:
+        @wraps(view)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            header = request.headers.get("Authorization", "")
+            scheme, _sep, token = header.partition(" ")
+            device = services().accounts.device_for_token(token.strip()) if scheme.lower() == "bearer" and token else None
+            if device is None:
+                abort(401)
+            if device.role not in roles:
+                abort(403, description=_("el dispositivo %(d)s (%(r)s) no puede enviar esto", d=device.name,
+                                         r=device.role or _("sin función: regístrelo de nuevo con --role")))  # fmt: skip
+            g.device = device
+            return view(*args, **kwargs)
+
+        return cast(F, wrapped)
+
+    return decorate
 
 
 def wants_json() -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-from flask import Blueprint, abort, jsonify, request
+from flask import Blueprint, abort, jsonify
 from werkzeug.wrappers import Response
 
 from rules_core.events import GameError
@@ -24,6 +24,7 @@ from rules_core.events import GameError
 from ..services.cameras import CameraError
 from ..services.shared import services
 from .auth import device_required
+from .inputs import json_object
 
 bp = Blueprint("camera_api", __name__, url_prefix="/api/cameras")
 
@@ -32,13 +33,13 @@ MAX_MESSAGES: Final = 50
 
 
 @bp.post("/messages")
-@device_required
+@device_required("node")
 def messages() -> tuple[Response, int]:
-    body = request.get_json(silent=True)
-    name = body.get("camera") if isinstance(body, dict) else None
+    body = json_object()
+    name = body.get("camera")
     if not isinstance(name, str) or not CAMERA_NAME.match(name):
         abort(400, description="falta 'camera': el nombre de la cámara ([a-z0-9_-]+)")
-    items = body.get("messages") if isinstance(body, dict) else None
+    items = body.get("messages")
     if not isinstance(items, list) or len(items) > MAX_MESSAGES:
         abort(400, description=f"se esperaba {{'messages': [...]}} con como mucho {MAX_MESSAGES} mensajes")
     registry = services().cameras

@@ -6,8 +6,8 @@ A screen of the venue (``[[screens]]`` in the TOML, ``hardware.venue``) shows on
   in the arbiter console (the table's game changes from round to round of a
   tournament; the screen follows);
 * ``game:<id>``: one game;
-* ``duplicate``: the current duplicate game (the one scanned slips go to: the arbiter's
-  choice, else the latest one that has not ended);
+* ``duplicate``: the current duplicate game (the one the arbiter chose for plain slips,
+  else the latest one that has not ended);
 * ``rotate:1,2,3``: the games of those tables in turn, ``ROTATE_SECONDS`` each.
 
 ``/display/pantalla/<name>`` redirects to the screen of the game it shows now (or a
@@ -55,7 +55,7 @@ def target(shows: str, now: float) -> str | None:
     if kind == "game":
         return argument or None
     if kind == "duplicate":
-        return scan_service().current_game()  # the one the slips go to
+        return scan_service().current_game()  # the one plain slips go to, else the latest in play
     games = table_games()
     if kind == "table":
         return games.get(int(argument))

@@ -7,7 +7,11 @@ the likeliest plays with their scores, and one-key *accept* (the proposal the
 reader made), *correct* (a typed notation) or *void* with a reason (D.III.20.4,
 D.III.25.c); keys A, C, V (J/K move). Decisions go through ``ScanService.resolve``
 into the game as ``slip`` (or ``slip_corrected``) events. Scans may also be
-uploaded here. Everything needs an arbiter's session; POSTs the CSRF token.
+uploaded here: each file is stored at once and read by the scanning service's
+thread (``/escaneos/subidas/<name>`` says what became of it). The panel also chooses
+the game plain slips (without a readable QR code) go to; every console page shows
+that choice (``plain_slips``, the context processor below). Everything needs an
+arbiter's session; POSTs the CSRF token.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from flask import (
     current_app,
     flash,
     g,
+    has_request_context,
     jsonify,
     redirect,
     render_template,
@@ -33,11 +38,12 @@ from werkzeug.wrappers import Response
 
 from rules_core.duplicate import NO_SLIP, DuplicateGame
 from rules_core.events import GameError
+from vision.slips.ingest import MAX_PAGES
 from vision.slips.review import VOID_REASONS, ReviewItem
 
-from ..services.scanning import ScanError, ScanService
+from ..services.scanning import PlainGame, ScanError, ScanService
 from ..services.shared import scan_service
-from .auth import login_required, wants_json
+from .auth import current_arbiter, login_required, wants_json
 from .display import game_record
 
 bp = Blueprint("slip_review", __name__, url_prefix="/arbiter")
@@ -50,6 +56,7 @@ FLAG_TEXT: Final = {  # the reader's flags as the arbiter reads them
     "coordinate_order": "coordenadas en orden incorrecto o flecha errónea (D.III.20.4)",
     "unmarked_blank": "comodín sin rodear (D.III.20.3)",
     "circled_without_blank": "letra rodeada sin comodín en el atril",
+    "other_game": "papeleta de otra partida: no se anota aquí sin su decisión",
 }
 STATUS_TEXT: Final = {"read": "leída", "flagged": "en revisión", "missing": "sin entregar"}
 CANDIDATES_SHOWN: Final = 5
@@ -68,6 +75,19 @@ def _upload_limit() -> None:
     if request.endpoint == "slip_review.upload":
         request.max_content_length = int(current_app.config.get("SCAN_UPLOAD_BYTES", UPLOAD_BYTES))
         request.max_form_memory_size = UPLOAD_BUFFER  # the multipart parser buffers part of a file
+
+
+@bp.app_context_processor
+def _plain_slips() -> dict[str, Any]:
+    """``plain_slips()`` for base.html: where plain slips go, on console pages with an arbiter (else None)."""
+
+    def plain_slips() -> PlainGame | None:
+        if not has_request_context() or not request.path.startswith("/arbiter") or current_arbiter() is None:
+            return None
+        plain = _service().plain()
+        return plain if plain.ready or plain.waiting or plain.running else None  # no duplicate game: no word
+
+    return {"plain_slips": plain_slips}
 
 
 @bp.after_request
@@ -129,8 +149,9 @@ def panel_context(scans: ScanService, game_id: str, game: DuplicateGame, wanted:
         "players": [{"id": p.id, "table": p.table, "name": p.name} for p in players],
         "round_numbers": [r.number for r in game.rounds],
         "version": panel_version(scans, game_id, game),
-        "scanning_game": scans.current_game(),
+        "plain": scans.plain(),
         "upload_mb": int(current_app.config.get("SCAN_UPLOAD_BYTES", UPLOAD_BYTES)) // (1024 * 1024),
+        "max_pages": MAX_PAGES,
         "scanner_alerts": scans.problems(),
         "refused": scans.refused()[-RESOLVED_SHOWN:],
     }
@@ -156,8 +177,9 @@ def round_rows(scans: ScanService, game_id: str, game: DuplicateGame, number: in
 def panel_version(scans: ScanService, game_id: str, game: DuplicateGame) -> str:
     """Changes whenever the panel would show something else (events of the game, queue items)."""
     items = scans.items_of(game_id)
+    plain = scans.plain()
     return (f"{len(game.events)}.{len(items)}.{sum(1 for i in items if i.status != 'pending')}"
-            f".{len(scans.refused())}.{len(scans.problems())}")
+            f".{len(scans.refused())}.{len(scans.problems())}.{plain.game}.{plain.waiting}")
 
 
 def item_view(game_id: str, item: ReviewItem, game: DuplicateGame) -> dict[str, Any]:
@@ -286,10 +308,10 @@ def page(game_id: str, sha: str) -> Response:
 @bp.get("/g/<game_id>/escaneos/rechazados/<scanner>/<name>")
 @login_required
 def refused_file(game_id: str, scanner: str, name: str) -> Response:
-    """A refused file, as it arrived (downloaded: it may be anything)."""
+    """A refused file, as it arrived (downloaded: it may be anything), by the name it is stored under."""
     game_record(game_id)
     for refused in _service().refused():
-        if refused.scanner == scanner and refused.name == name and refused.path.is_file():
+        if refused.scanner == scanner and refused.stored == name and refused.path.is_file():
             return send_file(refused.path, as_attachment=True, download_name=name, max_age=0)
     abort(404)
 
@@ -300,42 +322,73 @@ def refused_file(game_id: str, scanner: str, name: str) -> Response:
 @bp.post("/g/<game_id>/escaneos")
 @login_required
 def upload(game_id: str) -> Response | tuple[Response, int]:
-    """Scans sent from the console: stored like the scanner's, read now into the current duplicate game."""
+    """Scans sent from the console: each stored at once (202), then read like a scanner's by the scanning
+    service's thread; every slip goes to the game of its QR code, plain ones to the game chosen for them."""
     _duplicate(game_id)
     scans = _service()
     files = [f for f in request.files.getlist("scan") if f and f.filename]
     if not files:
-        return _upload_reply(game_id, None, _("Elija uno o más archivos de escaneo."))
-    if scans.current_game() != game_id:
-        message = _("Las papeletas escaneadas van ahora a otra partida; no se ha subido nada.")
-        return _upload_reply(game_id, None, message)
-    results: list[dict[str, Any]] = []
+        return _upload_reply(game_id, [], [_("Elija uno o más archivos de escaneo.")])
+    stored: list[str] = []
+    errors: list[str] = []
     for storage in files:
         try:
-            results += scans.upload(storage.filename or "escaneo", storage.read())
+            stored.append(scans.upload(storage.filename or "escaneo", storage.stream))
         except ScanError as error:
-            return _upload_reply(game_id, results, str(error))
-    return _upload_reply(game_id, results, None)
+            errors.append(str(error))
+    return _upload_reply(game_id, stored, errors)
 
 
-def _upload_reply(game_id: str, results: list[dict[str, Any]] | None,
-                  error: str | None) -> Response | tuple[Response, int]:  # fmt: skip
+def _upload_reply(game_id: str, stored: list[str], errors: list[str]) -> Response | tuple[Response, int]:
+    plain = _service().plain()
+    note = None if plain.ready else _("Las papeletas sin código QR esperarán a que elija la partida a la que van.")
     if wants_json():
-        return (jsonify({"error": error, "results": results or []}), 409) if error else jsonify({"results": results})
-    if error:
+        outcomes = {name: url_for("slip_review.outcome", game_id=game_id, name=name) for name in stored}
+        body = {"stored": stored, "outcomes": outcomes, "errors": errors, "error": errors[0] if errors else None,
+                "note": note}  # fmt: skip
+        return jsonify(body), 202 if stored else 409
+    for error in errors:
         flash(error, "error")
-    if results:
-        read = sum(1 for r in results if r.get("status") == "submitted")
-        flash(_("Escaneos leídos: %(read)s papeletas anotadas, %(flagged)s en revisión.", read=read,
-                flagged=len(results) - read), "ok")  # fmt: skip
+    if stored:
+        flash(_("Escaneos guardados (%(n)s): se están leyendo; el panel se actualizará solo.", n=len(stored)), "ok")
+    if stored and note:
+        flash(note, "error")
     return redirect(_panel_url(game_id, None))
+
+
+@bp.get("/g/<game_id>/escaneos/subidas/<name>")
+@login_required
+def outcome(game_id: str, name: str) -> Response:
+    """What became of an uploaded file: stored, reading, waiting (for a game for plain slips), read, refused."""
+    game_record(game_id)
+    found = _service().outcome(name)
+    if found is None:
+        abort(404)
+    return jsonify({"name": name, **found})
+
+
+# -- where plain slips go -----------------------------------------------------------------------------
 
 
 @bp.post("/g/<game_id>/papeletas/seguir")
 @login_required
 def follow(game_id: str) -> Response:
-    """Scanned slips go to this game from now on (until the server restarts)."""
+    """Plain slips (without a readable QR code) go to this game from now on (kept across restarts)."""
     _duplicate(game_id)
-    _service().follow(game_id)
-    flash(_("Las papeletas escaneadas se leen ahora en esta partida."), "ok")
+    try:
+        _service().choose(game_id, str(g.arbiter))
+    except ScanError as error:
+        flash(str(error), "error")
+    else:
+        flash(_("Las papeletas sin código QR se leen ahora en esta partida."), "ok")
+    return redirect(_panel_url(game_id, None))
+
+
+@bp.post("/g/<game_id>/papeletas/no-seguir")
+@login_required
+def unfollow(game_id: str) -> Response:
+    """Plain slips go to no game from now on: they wait, stored, until one is chosen."""
+    _duplicate(game_id)
+    _service().choose(None, str(g.arbiter))
+    flash(_("Las papeletas sin código QR no van ahora a ninguna partida: esperarán guardadas."), "ok")
     return redirect(_panel_url(game_id, None))

@@ -118,7 +118,7 @@
   var table = $("slip-table"), play = $("slip-play"), preview = $("preview");
   var reasonBox = $("reason-box"), reason = $("slip-reason");
   var voidFlag = $("flag-void"), voidReason = $("void-reason");
-  var checkSeq = 0, timer = null, correcting = false;
+  var checkSeq = 0, timer = null, correcting = false, confirming = null;
 
   function params() {
     var data = new URLSearchParams();
@@ -147,14 +147,16 @@
           if (res.result.valid) { parts.push((res.result.play || "") + " → " + fmt(T.points, { n: res.result.score })); cls = "ok"; }
           else { parts.push(fmt(T.zero, { why: res.result.reason })); cls = "bad"; }
         }
-        setCorrecting(!!res.existing);
+        setCorrecting(!!res.existing || !!res.closed);
+        if (res.closed && !res.existing) { parts.push(T.closed); cls += " warn"; }
+        if (res.confirm) { parts.push(res.confirm); cls = "bad"; }
         if (res.existing) { parts.push(fmt(T.already, { play: res.existing.play || T.no_play, n: res.existing.score })); cls += " warn"; }
         show(parts.join(" · "), cls);
       })
       .catch(function () { if (seq === checkSeq) { show(T.network, "bad"); } });
   }
 
-  function later() { clearTimeout(timer); timer = setTimeout(check, 120); }
+  function later() { confirming = null; clearTimeout(timer); timer = setTimeout(check, 120); }
 
   function setCorrecting(on) { correcting = on; reasonBox.hidden = !on; }
 
@@ -170,6 +172,8 @@
     if (!table.value.trim()) { table.focus(); return; }
     if (correcting && !reason.value.trim()) { show(T.need_reason, "bad"); reason.focus(); return; }
     var data = params();
+    var asked = data.toString();
+    if (confirming === asked) { data.set("confirm", "1"); }  // the second Enter on a doubtful notation
     data.set("csrf_token", root.dataset.csrf);
     if (correcting) { data.set("reason", reason.value); }
     fetch(root.dataset.slip, {
@@ -178,7 +182,9 @@
     }).then(function (r) { return r.json(); })
       .then(function (res) {
         if (res.error) { show(res.error, "bad"); return; }
-        var text = fmt(res.corrected ? T.corrected : T.saved, { t: res.table, play: res.result.play || T.no_play, n: res.result.score });
+        if (res.confirm) { confirming = asked; show(res.confirm, "bad"); play.focus(); return; }
+        confirming = null;
+        var text = fmt(res.repeated ? T.repeated : res.corrected ? T.corrected : T.saved, { t: res.table, play: res.result.play || T.no_play, n: res.result.score });
         if (!res.result.valid) { text += " · " + res.result.reason; }
         clear();
         show(text, res.result.valid ? "ok saved" : "bad saved");
@@ -219,7 +225,12 @@
   if (masterForm) {
     masterForm.addEventListener("submit", function (e) {
       var chosen = masterForm.querySelector("input[name=play]:checked");
-      if (!window.confirm(fmt(T.confirm_master, { play: chosen ? chosen.value : "" }))) { e.preventDefault(); }
+      var left = clock && (clock.state === "running" || clock.state === "paused") ?
+        (clock.state === "running" ? clock.remaining - (performance.now() - clockAt) / 1000 : clock.remaining) : 0;
+      var question = left > 0 ? fmt(T.confirm_early, { left: mmss(left), play: chosen ? chosen.value : "" })
+                              : fmt(T.confirm_master, { play: chosen ? chosen.value : "" });
+      if (!window.confirm(question)) { e.preventDefault(); return; }
+      $("master-early").value = left > 0 ? "1" : "";
     });
   }
   table.focus();
