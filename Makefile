@@ -8,8 +8,10 @@ INSTALLED := $(VENV)/.installed
 SYSTEM_PACKAGES := python3 python3-venv python3-dev gcc \
 	fonts-dejavu-core fonts-urw-base35 fonts-freefont-ttf fonts-liberation \
 	fonts-comic-neue fonts-dkg-handwriting fonts-breip fonts-sjfonts fonts-kristi fonts-tlwg-purisa-otf \
-	fonts-humor-sans fonts-tomsontalks fonts-rufscript fonts-averia-gwf
-BENCH_PACKAGES := tesseract-ocr tesseract-ocr-spa
+	fonts-humor-sans fonts-tomsontalks fonts-rufscript fonts-averia-gwf \
+	fonts-open-sans fonts-roboto-unhinted fonts-lato fonts-cantarell fonts-croscore fonts-crosextra-carlito \
+	fonts-crosextra-caladea fonts-inter fonts-league-spartan
+BENCH_PACKAGES := tesseract-ocr tesseract-ocr-spa libreoffice-calc-nogui
 TEST_PACKAGES := postgresql chromium
 export OMP_THREAD_LIMIT := 1
 
@@ -26,6 +28,7 @@ bench: $(INSTALLED) bench-packages
 	$(PYTHON) tests/benchmarks/bench_rules.py
 	$(PYTHON) tests/benchmarks/bench_web.py
 	$(PYTHON) tests/benchmarks/bench_attack.py
+	$(PYTHON) tests/benchmarks/bench_exports.py
 	$(PYTHON) tests/benchmarks/bench_board.py
 	@# RapidOCR, only to compare with: --no-deps keeps its GUI OpenCV out of the venv
 	$(PYTHON) -m pip install -q --no-deps rapidocr-onnxruntime==1.4.4

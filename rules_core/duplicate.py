@@ -282,10 +282,11 @@ class DuplicateGame:
         player = Player(str(event.data["player"]), str(event.data["name"]).strip(), int(event.data["table"]))
         if not player.name:
             raise GameError("el jugador necesita un nombre")
+        seated = next((p for p in self.players.values() if p.table == player.table), None)
+        if seated is not None:
+            raise GameError(f"la mesa {player.table} ya está asignada: {seated.name} y {player.name}")
         if player.id in self.players:
-            raise GameError(f"ya hay un jugador con el identificador {player.id!r}")
-        if any(p.table == player.table for p in self.players.values()):
-            raise GameError(f"la mesa {player.table} ya está asignada")
+            raise GameError(f"ya hay un jugador con el identificador {player.id!r} ({self.players[player.id].name})")
         self.players[player.id] = player
 
     def _on_rack_set(self, event: Event) -> None:

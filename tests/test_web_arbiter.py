@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -20,9 +22,19 @@ def game_of(app: Flask, game_id: str) -> DuplicateGame:
     return game
 
 
+def csrf_confirm(page: str) -> str:
+    """The preview's Save token."""
+    match = re.search(r'name="confirm" value="([0-9a-f]+)"', page)
+    assert match, "no Save button on the preview"
+    return match.group(1)
+
+
 def test_create_a_game_with_its_players(app: Flask, arbiter: FlaskClient) -> None:
-    answer = post(arbiter, "/arbiter/duplicate", {"name": "Open de Sevilla", "rounds": "3", "round_seconds": "120",
-                                                  "bonuses": "on", "players": "1 Ana\n2 Bea\n\n7 Ciro\nDora"})  # fmt: skip
+    form = {"name": "Open de Sevilla", "rounds": "3", "round_seconds": "120", "bonuses": "on",
+            "players": "1 Ana\n2 Bea\n\n7 Ciro\nDora"}
+    preview = post(arbiter, "/arbiter/duplicate", form)  # a preview first: nothing stored yet
+    assert preview.status_code == 200 and "Dora" in preview.text and not services(app).games.store.games()
+    answer = post(arbiter, "/arbiter/duplicate", {**form, "confirm": csrf_confirm(preview.text)})
     assert answer.status_code == 302
     game_id = answer.location.rsplit("/", 1)[1]
     game = game_of(app, game_id)
@@ -166,7 +178,9 @@ def test_annul_a_wrong_master_and_end_the_game(app: Flask, arbiter: FlaskClient)
 
 def test_add_players_later_gets_the_next_tables(app: Flask, arbiter: FlaskClient) -> None:
     game_id = duplicate_game(app)
-    post(arbiter, f"/arbiter/g/{game_id}/players", {"players": "Elena\nFélix"})
+    form = {"players": "Elena\nFélix"}
+    preview = post(arbiter, f"/arbiter/g/{game_id}/players", form)
+    post(arbiter, f"/arbiter/g/{game_id}/players", {**form, "confirm": csrf_confirm(preview.text)})
     names = {p.table: p.name for p in game_of(app, game_id).players.values()}
     assert names[4] == "Elena" and names[5] == "Félix"
 

@@ -95,3 +95,19 @@ def test_each_demo_starts_on_a_fresh_database(tmp_path: Path) -> None:
 def test_the_demo_game_is_a_duplicate_with_bonuses(demo: Demo) -> None:
     game = demo.games.open(demo.duplicate_id)
     assert isinstance(game, DuplicateGame) and game.settings.bonuses and game.settings.round_seconds == 10
+
+
+def test_the_demo_tables_replace_their_games_instead_of_piling_them_up(demo: Demo) -> None:
+    first = demo.classic_id
+    seen = {first}
+    for _ in range(3 * 130):  # a replayed game is at most ~120 turns: three restarts at least
+        demo._classic_step()
+        seen.add(demo.classic_id)
+    assert len(seen) >= 3
+    listed = [g for g in demo.games.store.games() if g.mode == "classic"]
+    assert [g.id for g in listed][-1] == demo.classic_id  # the game in play, and the one just ended
+    assert len(listed) == 2 and all(g.name.startswith("Mesa 2: Ana – Bruno") for g in listed)
+    assert first not in {g.id for g in listed}
+    demo.games.open(demo.classic_id)  # the game in play is whole
+    duplicates = [g for g in demo.games.store.games() if g.mode == "duplicate"]
+    assert [g.id for g in duplicates] == [demo.duplicate_id]

@@ -49,8 +49,8 @@ def test_the_round_in_play_stays_hidden(app: Flask, client: FlaskClient) -> None
     csv = client.get(f"/results/{game_id}/rondas.csv")
     assert csv.status_code == 200 and csv.mimetype == "text/csv"
     assert "SECRETO" not in csv.text
-    lines = csv.text.splitlines()
-    assert lines[0].startswith("ronda,mesa,jugador") and len(lines) == 4
+    lines = csv.data.decode("utf-8-sig").splitlines()
+    assert lines[0].startswith("ronda;mesa;jugador") and len(lines) == 4
     assert "attachment" in csv.headers["Content-Disposition"]
 
 
@@ -71,7 +71,7 @@ def test_a_player_page_with_the_chart(app: Flask, client: FlaskClient) -> None:
 def test_standings_csv_and_printable_page(app: Flask, client: FlaskClient) -> None:
     game_id = played_round(app)
     csv = client.get(f"/results/{game_id}/clasificacion.csv").text
-    assert csv.splitlines()[1].startswith("1,Ana,32,10")
+    assert csv.lstrip("\ufeff").splitlines()[1].startswith("1;Ana;32;10")
     printable = client.get(f"/results/{game_id}/imprimir")
     assert printable.status_code == 200 and "print.css" in printable.text and "<sup>+10</sup>" in printable.text
 
@@ -82,11 +82,13 @@ def test_results_are_read_only(app: Flask, client: FlaskClient) -> None:
         assert client.post(url).status_code in (400, 405)
 
 
-def test_classic_games_have_no_duplicate_results(app: Flask, client: FlaskClient) -> None:
+def test_classic_games_have_their_own_results_not_the_duplicates(app: Flask, client: FlaskClient) -> None:
     from rules_core.classic import ClassicGame
 
     game_id = services(app).games.create("classic", "Mesa", ClassicGame.create_event(["Ana", "Bea"]))
-    assert client.get(f"/results/{game_id}").status_code == 404
+    assert "Hoja de anotación" in client.get(f"/results/{game_id}").text
+    assert client.get(f"/results/{game_id}/ronda/1").status_code == 404
+    assert client.get(f"/results/{game_id}/clasificacion.csv").status_code == 404
 
 
 def test_chart_bars_scale_to_the_best_master() -> None:

@@ -178,8 +178,8 @@ def test_a_formula_name_is_written_as_text_in_the_csvs(app: Flask, client: Flask
     services(app).games.append(game_id, Event("player_added", {"player": "j9", "name": f"{name} X", "table": 9}))
     services(app).games.append(game_id, Event("master_announced", {"round": 1}))
     for csv_name in ("clasificacion.csv", "rondas.csv"):
-        body = client.get(f"/results/{game_id}/{csv_name}").text.lstrip("\ufeff")
-        cells = [cell for row in csv.reader(io.StringIO(body)) for cell in row]
+        body = client.get(f"/results/{game_id}/{csv_name}").data.decode("utf-8-sig")
+        cells = [cell for row in csv.reader(io.StringIO(body), delimiter=";") for cell in row]
         assert f"'{name} X" in cells and f"{name} X" not in cells, csv_name
 
 

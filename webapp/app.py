@@ -47,13 +47,29 @@ from rules_core.board import CENTRE, PREMIUMS, Premium
 from rules_core.events import GameError
 from rules_core.lexicon import Lexicon, load_lexicon
 
+from .records.timezone import venue_day
 from .services.accounts import ROLES, AccountError, Accounts
 from .services.cameras import CameraRegistry
 from .services.live import LiveGames, StreamSlots
 from .services.login_throttle import LoginThrottle
 from .services.shared import EXTENSION, Services, services
 from .services.store import EventStore, StoreError
-from .views import api, arbiter, auth, camera_api, camera_panel, display, results, screens, slip_review
+from .views import (
+    api,
+    arbiter,
+    archive,
+    auth,
+    camera_api,
+    camera_panel,
+    classic_results,
+    display,
+    elodi,
+    overlay,
+    results,
+    screens,
+    slip_review,
+    tournaments,
+)
 from .views.auth import check_csrf, csrf_token, current_arbiter, wants_json
 from .views.inputs import check_request_text
 
@@ -109,6 +125,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.before_request(check_csrf)
     app.after_request(_security_headers)
     app.context_processor(_template_globals)
+    app.add_template_filter(venue_day, "venue_date")
     return app
 
 
@@ -147,6 +164,9 @@ def _register_blueprints(app: Flask) -> None:
     for blueprint in (auth.bp, display.bp, screens.bp, arbiter.bp, slip_review.bp, camera_panel.bp, results.bp,
                       api.bp, camera_api.bp):  # fmt: skip
         app.register_blueprint(blueprint)
+    app.register_blueprint(overlay.bp)
+    for records in (classic_results.bp, tournaments.bp, elodi.bp, archive.bp):
+        app.register_blueprint(records)
     app.add_url_rule("/", "index", display.home)
     app.add_url_rule("/favicon.ico", "favicon", lambda: app.send_static_file("favicon.svg"))
 
@@ -213,9 +233,20 @@ _CSP = (
 
 
 def _security_headers(response: Response) -> Response:
-    response.headers.setdefault("Content-Security-Policy", _CSP)
+    """CSP and friends. The public screens (display, screens, overlay) may be framed by the
+    origins the organiser lists: ``EMBED_ORIGINS`` (a list, or a space- or comma-separated
+    text), else ``$VEEDOR_EMBED_ORIGINS``; only plain ``http(s)://host[:port]`` are kept."""
+    listed = current_app.config.get("EMBED_ORIGINS")
+    listed = os.environ.get("VEEDOR_EMBED_ORIGINS", "") if listed is None else listed
+    items = listed.replace(",", " ").split() if isinstance(listed, str) else [str(v) for v in listed]
+    origins = [o.rstrip("/") for o in items if o.startswith(("http://", "https://"))
+               and all(c.isalnum() or c in ".-:" for c in o.split("://", 1)[1].rstrip("/"))]  # fmt: skip
+    if origins and request.blueprint in ("display", "screens", "overlay"):
+        response.headers.setdefault("Content-Security-Policy", _CSP.replace("'none'; base", f"{' '.join(origins)}; base"))
+    else:
+        response.headers.setdefault("Content-Security-Policy", _CSP)
+        response.headers.setdefault("X-Frame-Options", "DENY")
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("X-Frame-Options", "DENY")
     response.headers.setdefault("Referrer-Policy", "same-origin")
     if request.blueprint in ("arbiter", "auth"):
         response.headers.setdefault("Cache-Control", "no-store")

@@ -79,12 +79,15 @@ def render_samples(
     height: int = 720,
     hands: int | None = None,
     foreign: float | None = None,
+    designs: tuple[str, ...] = (),
 ) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
     """Crops and labels of one random rendered scene (empties kept with probability
     ``keep_empty``, the centre star square always; ``foreign`` the share of tiles with a
-    non-Spanish letter, None for the renderer's)."""
+    non-Spanish letter, None for the renderer's; ``designs``: a board design drawn from these
+    for each scene, tiles from the font families of the split's part, ``render_designs``)."""
     cells = None if foreign is None else R.random_cells(rng, foreign=foreign)
-    scene = R.random_scene(rng, cells, split=split, width=width, height=height, hands=hands)
+    design = str(rng.choice(designs)) if designs else None
+    scene = R.random_scene(rng, cells, split=split, width=width, height=height, hands=hands, design=design)
     frame = R.render(scene)
     crops = board_crops(frame.image, jittered(frame.image_from_board, rng, 0.05))
     labels = np.array([INDEX[name] for row in frame.labels for name in row], np.int64)

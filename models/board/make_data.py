@@ -25,7 +25,9 @@ def main() -> None:
     parser.add_argument("--split", default="train", help='render split: "train" or "train_fonts" (more fonts)')
     parser.add_argument("--foreign", type=float, default=None, help="share of tiles with a non-Spanish letter (default: the renderer's)")
     parser.add_argument("--max-hands", type=int, default=None, help="hands per scene drawn from 0..N (default: the renderer's odds)")
+    parser.add_argument("--designs", default="", help='board designs drawn from, comma-separated (e.g. "green,beige,black"; default: the green board alone)')
     args = parser.parse_args()
+    designs = tuple(d for d in args.designs.split(",") if d)
     cv2.setNumThreads(1)
     rng = np.random.default_rng(args.seed)
     xs, ys, src = [], [], []
@@ -40,7 +42,7 @@ def main() -> None:
         print(f"photos: {sum(len(y) for y in ys)} crops, {time.time() - start:.0f}s", flush=True)
     for i in range(args.scenes):
         hands = None if args.max_hands is None else int(rng.integers(0, args.max_hands + 1))
-        x, y = data.render_samples(rng, args.split, args.keep_empty, hands=hands, foreign=args.foreign)
+        x, y = data.render_samples(rng, args.split, args.keep_empty, hands=hands, foreign=args.foreign, designs=designs)
         xs.append(x); ys.append(y); src.append(np.zeros(len(y), np.int8))
         if i % 100 == 0:
             print(f"scene {i}: {sum(len(y) for y in ys)} crops, {time.time() - start:.0f}s", flush=True)

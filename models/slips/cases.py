@@ -27,7 +27,7 @@ from rules_core.movegen import ScoredPlay, generate_plays
 from rules_core.notation import Play
 from rules_core.slips import Slip, score_slip
 from vision.slips import handwriting as hw
-from vision.slips import layout, synthetic
+from vision.slips import absolute, layout, synthetic, unipen
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 GOLDEN = SHARED / "golden" / "positions_dev.jsonl.gz"
@@ -88,8 +88,10 @@ def write_play(sp: ScoredPlay, kind: str, rng: np.random.Generator) -> str:
 
 
 def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon,
-               cgps: Sequence[str] | None = None, per_position: int = 5) -> Iterator[Case]:  # fmt: skip
-    """``count`` cases, ``per_position`` slips per position (a round's slips share one), fixed by ``seed``."""
+               cgps: Sequence[str] | None = None, per_position: int = 5, board: bool = False) -> Iterator[Case]:  # fmt: skip
+    """``count`` cases, ``per_position`` slips per position (a round's slips share one), fixed by ``seed``.
+    ``board``: absolute slips (D.III.20.1.c), the play written on the printed board (a coordinate's order
+    and an arrow mean nothing there: such cases are written as clean ones)."""
     rng = np.random.default_rng(seed)
     pool = list(cgps or positions())
     order = rng.permutation(len(pool))
@@ -115,6 +117,8 @@ def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lex
                 kind = "phony"
             elif has_blank and roll < 0.30:
                 kind = "unmarked"
+            if board and kind in ("oriented", "swapped"):
+                kind = "clean"
             written = write_play(sp, kind, rng)
             expected = _expected_score(position, lexicon, written, kind, sp)
             if kind == "swapped" and expected is None:
@@ -128,7 +132,12 @@ def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lex
             fields = synthetic.play_fields(written)
             fields.update({"ronda": str(int(rng.integers(1, 25))), "mesa": str(made % 12 + 1)})
             writer = writers[int(rng.integers(len(writers)))]
-            filled = synthetic.fill_slip(layout.render_slip(info), fields, writer, rng)
+            if board:
+                printed = absolute.render_absolute_slip(info)
+                filled = synthetic.fill_slip(printed, {k: fields[k] for k in ("ronda", "mesa")}, writer, rng)
+                filled = absolute.fill_grid(filled, Play.from_notation(written), writer, rng, unmark=kind == "unmarked")
+            else:
+                filled = synthetic.fill_slip(layout.render_slip(info), fields, writer, rng)
             scan = synthetic.scan(filled, rng)
             yield Case(kind, cgp, written, sp.notation, int(expected or 0), has_blank and kind != "unmarked", scan,
                        player, int(fields["ronda"]))  # fmt: skip
@@ -169,6 +178,7 @@ class Outcome:
     round_confidence: float
     blank_right: bool | None  # a circled blank read as that blank (None: no circled blank)
     seconds: float
+    lookalike: bool = False  # the coordinate has a character a digit or letter looks like (1 I 5 S 0 O 4 A 6 G 8 B 2 Z)
 
 
 def judge(case: Case, result: dict[str, object], seconds: float) -> Outcome:
@@ -190,20 +200,26 @@ def judge(case: Case, result: dict[str, object], seconds: float) -> Outcome:
     return Outcome(case.kind, verdict, flags, play if isinstance(play, str) else None,
                    score if isinstance(score, int) else None, float(result.get("confidence", 0.0)),  # type: ignore[arg-type]
                    top_kind, right, silent, result.get("round") == case.round,
-                   float(result.get("round_confidence", 0.0)), blank_right, seconds)  # type: ignore[arg-type]  # fmt: skip
+                   float(result.get("round_confidence", 0.0)), blank_right, seconds,  # type: ignore[arg-type]
+                   any(c in LOOKALIKES for c in case.written.split(" ")[0]))  # fmt: skip
 
 
 UNSEEN_FAMILIES = ("URWGothic", "Z003")
+LOOKALIKES = frozenset("1I5S0O4A6G8B2Z")
 
 
 def writers_for(part: str) -> list[hw.Writer]:
     """``synthetic``: the held-out fonts and Hershey faces (the benchmark's); ``synthetic-calibration``: the
     calibration faces (neither trained on nor benchmarked), ``synthetic-calibration-unseen`` those of them
-    whose families were never trained on; ``real-calibration`` / ``real-test``: real characters."""
+    whose families were never trained on; ``real-calibration`` / ``real-test``: real characters;
+    ``unipen-calibration`` / ``unipen-test`` / ``unipen-unseen``: the UNIPEN writers of that part
+    (``unipen-unseen``: the whole collection never trained on)."""
     if part == "synthetic-calibration":
         return hw.writers("calibration")
     if part == "synthetic-calibration-unseen":  # the calibration fonts of families never trained on
         return [w for w in hw.writers("calibration") if w.name.startswith(UNSEEN_FAMILIES)]
     if part.startswith("synthetic"):
         return hw.writers("heldout")
+    if part.startswith("unipen-"):  # UNIPEN writers of a part (``unipen.split_of``): each slip one writer's
+        return list(unipen.writers(part.split("-", 1)[1], complete=True))
     return [hw.load_real_writer(REAL, part.split("-", 1)[1])]

@@ -3,7 +3,8 @@
     .venv/bin/python -m models.slips.evaluate [--count 600]
 
 Lines are drawn as cut from slips (``synth.make_slip_sample``) by held-out writers
-(fonts, Hershey faces) and by the *test* part of the real characters; read by the
+(fonts, Hershey faces), by the *test* part of the real characters and by UNIPEN writers of
+the *test* part and of the collection never trained on (``unipen-unseen``); read by the
 committed ONNX model with best-path decoding (no knowledge of the game). Writes
 ``confusion.png`` beside the model: rows the true token, columns what was read
 (substitutions after an edit-distance alignment; the last column is "deleted").
@@ -26,6 +27,7 @@ from . import synth
 from .cases import writers_for
 
 HERE = Path(__file__).resolve().parent
+SEEDS = {"synthetic": 11, "real-test": 12, "unipen-test": 13, "unipen-unseen": 14}
 
 
 def align(truth: str, read: str) -> list[tuple[str, str]]:
@@ -76,6 +78,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=600, help="lines per set")
     parser.add_argument("--model", type=Path, default=HERE / "slip_recognizer.onnx")
+    parser.add_argument("--sets", default="synthetic,real-test,unipen-test,unipen-unseen")
     args = parser.parse_args()
     recognizer = Recognizer(args.model)
     labels = [t for t in TOKENS[1:] if t != " "]
@@ -83,7 +86,8 @@ def main() -> None:
     confusion = np.zeros((len(labels), len(labels) + 1), int)
     report = {}
     words = synth.load_words(seed=99, limit=20_000)
-    for name, seed in (("synthetic", 11), ("real-test", 12)):
+    for name in args.sets.split(","):
+        seed = SEEDS[name]
         rng = np.random.default_rng(seed)
         pool = writers_for(name)
         right = errors = chars = 0

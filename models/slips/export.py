@@ -36,7 +36,7 @@ def export(weights: Path, out: Path) -> None:
         width = torch.export.Dim("width", min=8, max=1024)
         program = torch.onnx.export(model, (example,), input_names=["image"], output_names=["log_probs"],
                                     dynamic_shapes={"x": {3: width * 4}}, dynamo=True)  # fmt: skip
-        program.save(str(out))
+        program.save(str(out), external_data=False)
     labels = {"labels": list(TOKENS), "blank": 0, "input_height": 32, "frames_per_pixel": 0.25}
     (out.parent / "labels.json").write_text(json.dumps(labels, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     check(model, out)

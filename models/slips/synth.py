@@ -21,6 +21,7 @@ import numpy as np
 
 from rules_core.alphabet import split_letters
 from vision.slips import handwriting as hw
+from vision.slips import unipen
 from vision.slips.lineimage import prepare_line
 from vision.slips.tokens import encode
 
@@ -175,6 +176,8 @@ def draw_line(text: str, writer: hw.Writer, rng: np.random.Generator, borders: f
         mask = hw.elastic(mask, rng, style.height * float(rng.uniform(0.03, 0.09)), style.height * 0.25)
     if rng.random() < borders:
         mask = _borders(mask, rng, style.pen)
+    if isinstance(writer, unipen.UnipenWriter) and rng.random() < 0.5:  # real pens: blue or black, paper fibres
+        return scan_noise(unipen.ink_on_textured_paper(mask, rng), rng)
     return scan_noise(hw.ink_on_paper(mask, rng), rng)
 
 

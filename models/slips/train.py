@@ -36,6 +36,7 @@ import torch
 from torch.utils.data import DataLoader, IterableDataset
 
 from vision.slips import handwriting as hw
+from vision.slips import unipen
 from vision.slips.tokens import TOKENS, decode
 
 from . import allographs, synth
@@ -46,26 +47,33 @@ REAL_ROOT = Path(os.environ.get("VEEDOR_CAPS_DIGITS", Path(__file__).resolve().p
 BUCKET = 16  # batches drawn at once and sorted by width, so a batch needs little padding
 
 
-def training_pool(real_root: Path = REAL_ROOT, real_weight: int = 8) -> list[hw.Writer]:
-    """The training writers: fonts, Hershey faces and the real characters' train split."""
+def training_pool(real_root: Path = REAL_ROOT, real_weight: int = 8, unipen_share: float = 0.0) -> list[hw.Writer]:
+    """The training writers: fonts, Hershey faces and the real characters' train split; with ``unipen_share``
+    also the UNIPEN writers of the *train* part (``vision.slips.unipen.split_of``), about that share of lines."""
     pool = hw.writers("train")
     if real_root.exists():
         pool += [hw.load_real_writer(real_root, "train")] * real_weight
+    if unipen_share > 0 and unipen.available():
+        pens: list[hw.Writer] = list(unipen.writers("train"))
+        repeat = max(1, round(len(pens) * (1 - unipen_share) / (unipen_share * len(pool))))
+        pool = pool * repeat + pens
     return pool
 
 
 class Lines(IterableDataset[list[synth.Sample]]):
     """An endless stream of batches of similar width; worker ``i`` draws from seed + i."""
 
-    def __init__(self, seed: int, batch: int, slip_share: float = 0.0, emphasis: synth.Emphasis = synth.Emphasis()) -> None:
+    def __init__(self, seed: int, batch: int, slip_share: float = 0.0, emphasis: synth.Emphasis = synth.Emphasis(),
+                 unipen_share: float = 0.0) -> None:  # fmt: skip
         self.seed, self.batch, self.slip_share, self.emphasis = seed, batch, slip_share, emphasis
+        self.unipen_share = unipen_share
 
     def __iter__(self) -> Iterator[list[synth.Sample]]:
         info = torch.utils.data.get_worker_info()
         if info is not None:
             cv2.setNumThreads(1)  # one core per worker
         rng = np.random.default_rng(self.seed + (info.id if info else 0))
-        words, pool = synth.load_words(), training_pool()
+        words, pool = synth.load_words(), training_pool(unipen_share=self.unipen_share)
         while True:
             samples = [
                 synth.make_slip_sample(rng, words, pool, self.emphasis) if rng.random() < self.slip_share
@@ -216,6 +224,8 @@ def main() -> None:
                         help="share of lines with characters drawn in shapes hands use and fonts lack")
     parser.add_argument("--allograph-chars", default=allographs.ALL_CHARS,
                         help="which characters --allographs draws in those shapes")
+    parser.add_argument("--unipen-share", type=float, default=0.0,
+                        help="share of lines written by UNIPEN writers of the train part (real pen strokes)")
     parser.add_argument("--entropy", type=float, default=0.0,
                         help="weight of the output's mean frame entropy subtracted from the CTC loss")
     args = parser.parse_args()
@@ -228,7 +238,7 @@ def main() -> None:
     emphasis = synth.Emphasis(args.confusable, args.circled, args.mixed_writers, args.warped, args.allographs,
                               args.allograph_chars)
     ctc = torch.nn.CTCLoss(blank=0, zero_infinity=True)
-    loader = DataLoader(Lines(args.seed, args.batch, args.slip_share, emphasis), batch_size=None,
+    loader = DataLoader(Lines(args.seed, args.batch, args.slip_share, emphasis, args.unipen_share), batch_size=None,
                         num_workers=args.workers, collate_fn=collate, prefetch_factor=4,
                         persistent_workers=True)  # fmt: skip
     batches = (tuple(t.to(device, non_blocking=True) for t in batch) for batch in loader)

@@ -8,9 +8,11 @@ Run with ``make bench`` (or ``python tests/benchmarks/bench_board.py [--quick]``
    alphabets read right >= 99.5 %; letters not Spanish never read as a Spanish letter.
 2. Rendered Spanish boards with settings not used in training (``split="heldout"``:
    other fonts, colours, stronger perspective): the same.
-3. Time per 1920x1080 frame on one core (the tracker's path: refit + read) <= 50 ms;
+3. Rendered boards of every design (green, beige, blue, black, wooden; issue 20), in
+   fonts of families trained on and kept out: figures per design and per family.
+4. Time per 1920x1080 frame on one core (the tracker's path: refit + read) <= 50 ms;
    the cold search for a board is timed too.
-4. Rendered games with hands: every play committed within 1 s of the hands leaving;
+5. Rendered games with hands: every play committed within 1 s of the hands leaving;
    no wrong play ever committed.
 """
 
@@ -137,6 +139,56 @@ def bench_renders(count: int, seed: int = 90210) -> dict[str, Any]:
     return {"renders": count, "found": found, "turn_right": turns_right, **tally.figures(), "confusion": tally.confusion.tolist()}
 
 
+def bench_designs(count: int, seed: int = 60606) -> dict[str, Any]:
+    """Renders of every board design (``render_designs.DESIGNS``, held-out colours and camera,
+    no hand), each in a font of a family the classifier trained on or of one kept out
+    (``heldout``), alternately: figures per design and per font family."""
+    from vision.board.render_designs import DESIGNS, FONT_FAMILIES, SEEN_BY_COMMITTED, families
+
+    classifier = default_classifier()
+    rng = np.random.default_rng(seed)
+    trained, kept_out = families("train"), families("heldout")
+    per_design = {d: {"renders": 0, "found": 0, "tally": Tally()} for d in DESIGNS}
+    per_family: dict[str, Tally] = {}
+    for i in range(count):
+        design = DESIGNS[i % len(DESIGNS)]
+        pool = trained if (i // len(DESIGNS)) % 2 == 0 else kept_out
+        family = str(pool[int(rng.integers(len(pool)))])
+        scene = R.random_scene(rng, split="heldout", hands=0, design=design, family=family)
+        frame = R.render(scene)
+        per_design[design]["renders"] += 1
+        reading = read_board(frame.image, classifier=classifier)
+        if not reading.found:
+            print(f"  not found: {design} #{i}: {reading.reason}", flush=True)
+            continue
+        per_design[design]["found"] += 1
+        truth_turn = _true_turn(reading, frame)
+        if reading.turn != truth_turn:
+            assert reading.find is not None
+            reading = classify_board(frame.image, reading.find, classifier, turn=truth_turn)
+        truth, predicted = [n for row in frame.labels for n in row], [n for row in reading.labels for n in row]
+        per_design[design]["tally"].add(truth, predicted)
+        per_family.setdefault(family, Tally()).add(truth, predicted)
+    designs = {d: {"renders": v["renders"], "found": v["found"], **v["tally"].figures()} for d, v in per_design.items()}
+    fonts = {f: {"part": FONT_FAMILIES[f][0], "seen_by_committed": f in SEEN_BY_COMMITTED, **t.figures()} for f, t in sorted(per_family.items())}
+    return {"designs": designs, "families": fonts}
+
+
+def design_lines(figures: dict[str, Any]) -> list[str]:
+    """The per-design and per-family tables."""
+    lines = ["", "| board design (held-out colours, no hand) | found | tile/empty wrong | blanks found | Spanish letters right | non-Spanish read as Spanish |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for name, f in figures["designs"].items():
+        lines.append(f"| {name} | {f['found']}/{f['renders']} | {f['occupancy_error_pct']:.3f}% ({f['occupancy_errors']}/{f['cells']}) "
+                     f"| {f['blank_found_pct']:.1f}% of {f['blanks']} | {f['letters_right_pct']:.2f}% of {f['letters']} | {f['foreign_as_spanish']} of {f['foreign']} |")
+    lines += ["", "| font family | part | trained on by the committed model | tile/empty wrong | blanks found | Spanish letters right | non-Spanish read as Spanish |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
+    for name, f in figures["families"].items():
+        lines.append(f"| {name} | {f['part']} | {'yes' if f['seen_by_committed'] else 'no'} | {f['occupancy_errors']}/{f['cells']} "
+                     f"| {f['blank_found_pct']:.1f}% of {f['blanks']} | {f['letters_right_pct']:.2f}% of {f['letters']} | {f['foreign_as_spanish']} of {f['foreign']} |")
+    return lines
+
+
 def _true_turn(reading: Any, frame: R.Render) -> int:
     """The turn whose row A corner is the render's true A1 corner."""
     from vision.board.geometry import image_corners, rotate_board_frame
@@ -231,6 +283,8 @@ def main() -> None:
     photos = bench_photos()
     print("rendered boards, held-out settings...", flush=True)
     rendered = bench_renders(renders)
+    print("rendered boards of every design, fonts trained on and kept out...", flush=True)
+    designs = bench_designs(25 if args.quick else 150)
     print("time per frame...", flush=True)
     timing = bench_time(frames)
     print("rendered games with hands...", flush=True)
@@ -253,11 +307,12 @@ def main() -> None:
         row("rendered games: commit after hands leave", f"max {game['latency_max_s']} s, median {game['latency_median_s']} s", "<= 1 s"),
         row("rendered games: wrong plays committed", str(game["wrong"]), "0"),
     ]
+    lines += design_lines(designs)
     print("\n".join(lines))
     for hand in photos["hands"]:
         print(f"photo with a hand {hand['photo']}: found {hand['found']}, {hand['covered_cells']} cells read as covered")
     if args.json:
-        Path(args.json).write_text(json.dumps({"photos": photos, "renders": rendered, "time": timing, "games": game}, indent=1), encoding="utf-8")
+        Path(args.json).write_text(json.dumps({"photos": photos, "renders": rendered, "designs": designs, "time": timing, "games": game}, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":

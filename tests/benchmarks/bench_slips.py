@@ -2,14 +2,19 @@
 
     .venv/bin/python tests/benchmarks/bench_slips.py [--count 200] [--json FILE]
 
-Two sets of slips, each drawn on the printed slip, filled in, scanned at a random
+Sets of slips, each drawn on the printed slip, filled in, scanned at a random
 rotation and read by the whole pipeline (registration, QR, round box, play):
 
 * ``synthetic``: written with handwriting never used in training nor to set the
   thresholds (fonts Breip and SteveHand, Hershey COMPLEX and SCRIPT_COMPLEX);
 * ``real-test``: composed from the *test* part of the real characters of
   ``../shared/data/handwriting/caps_digits`` (never used in training nor to set
-  the thresholds).
+  the thresholds);
+* ``unipen-test``: real pen strokes of UNIPEN writers of the *test* part (files never trained on
+  nor used for a threshold, ``vision.slips.unipen.split_of``), each slip one writer's;
+* ``unipen-unseen``: UNIPEN writers of the collection in no part at all (``unipen.UNSEEN_COLLECTION``);
+* ``absolute-real-test``, ``absolute-unipen-test``: slips in absolute-board notation (D.III.20.1.c),
+  the play written on the printed board, by the hands of ``real-test`` and ``unipen-test``.
 
 Positions and racks are the golden positions (FILE2017); 80 % of slips are written
 correctly, the rest oriented or with a mistake (blank not circled, coordinate
@@ -52,7 +57,10 @@ from vision.slips.register import find_slips  # noqa: E402
 
 LEXICON = Path(__file__).resolve().parents[3] / "shared" / "lexicon" / "FILE2017.txt"
 SEEDS = {"synthetic": 7001, "real-test": 7002, "synthetic-calibration": 8001, "real-calibration": 8002,
-         "synthetic-calibration-unseen": 8003}
+         "synthetic-calibration-unseen": 8003, "unipen-test": 7003, "unipen-unseen": 7004, "unipen-calibration": 8004,
+         "absolute-real-test": 7005, "absolute-unipen-test": 7006}
+# absolute-*: slips in absolute-board notation (D.III.20.1.c), the play on the printed board, by those hands
+DEFAULT_SETS = "synthetic,real-test,unipen-test,unipen-unseen,absolute-real-test,absolute-unipen-test"
 ROUNDS = list(range(1, 25))
 
 
@@ -69,6 +77,7 @@ def run_reader(reader: SlipReader, cases: list[Case]) -> tuple[list[Outcome], di
         position = Position.from_cgp(case.cgp)
         start = time.process_time()
         reader.cache.get(position.board, position.rack, reader.lexicon)
+        reader.placements.get(position.board, position.rack, reader.lexicon)  # absolute slips' plays by square
         builds.append(time.process_time() - start)
     wall = time.perf_counter()
     for case in cases:
@@ -163,6 +172,7 @@ def summary(outcomes: list[Outcome], extra: dict[str, float]) -> dict[str, Any]:
     clean = [o for o in outcomes if o.kind in ("clean", "oriented")]
     blanks = [o for o in outcomes if o.blank_right is not None]
     unmarked = [o for o in outcomes if o.kind == "unmarked"]
+    swapped = [o for o in outcomes if o.kind == "swapped"]
     per_slip = float(np.mean([o.seconds for o in outcomes]))
     build = extra["candidate_build_s_per_position"]
     flags = Counter(f for o in outcomes for f in o.flags)
@@ -175,6 +185,9 @@ def summary(outcomes: list[Outcome], extra: dict[str, float]) -> dict[str, Any]:
         "silent_error_rate": round(sum(o.silent_error for o in outcomes) / n, 4),
         "circled_blank_read_right": f"{sum(bool(o.blank_right) for o in blanks)}/{len(blanks)}",
         "unmarked_blank_caught": f"{sum(o.verdict == 'flagged' or o.score == 0 for o in unmarked)}/{len(unmarked)}",
+        "coordinate_order_caught": f"{sum(o.verdict == 'flagged' or o.score == 0 for o in swapped)}/{len(swapped)}",
+        "silent_errors_on_correct_slips": sum(o.silent_error for o in clean),
+        "lookalike_coordinate_right": f"{sum(o.right for o in clean if o.lookalike)}/{sum(o.lookalike for o in clean)}",
         "round_read_right": round(sum(o.round_right for o in outcomes) / n, 4),
         "by_kind": {k: f"{sum(o.right for o in outcomes if o.kind == k)}/{c} right, "
                        f"{sum(o.verdict == 'flagged' for o in outcomes if o.kind == k)} flagged, "
@@ -191,7 +204,7 @@ def summary(outcomes: list[Outcome], extra: dict[str, float]) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=200, help="slips per set")
-    parser.add_argument("--sets", default="synthetic,real-test")
+    parser.add_argument("--sets", default=DEFAULT_SETS)
     parser.add_argument("--no-ocr", action="store_true", help="skip Tesseract and RapidOCR")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--model", type=Path, help="recogniser ONNX model (default: the committed one)")
@@ -202,10 +215,12 @@ def main() -> None:
     reader = SlipReader(lexicon, Recognizer(args.model) if args.model else None, thresholds)
     report: dict[str, Any] = {}
     for name in args.sets.split(","):
-        cases = list(make_cases(args.count, writers_for(name), SEEDS[name], lexicon))
+        board = name.startswith("absolute-")
+        hands = writers_for(name.removeprefix("absolute-"))
+        cases = list(make_cases(args.count, hands, SEEDS[name], lexicon, board=board))
         outcomes, extra = run_reader(reader, cases)
         figures = summary(outcomes, extra)
-        if not args.no_ocr:  # on the correctly written slips, ignoring circles: what generic OCR can do
+        if not args.no_ocr and not board:  # on the correctly written slips, ignoring circles: what generic OCR can do
             clean = [c for c in cases if c.kind in ("clean", "oriented")]
             lines = [play_line(c) for c in clean]
             truth = [normal(c.written) for c in clean]

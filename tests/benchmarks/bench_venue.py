@@ -51,135 +51,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
-SHARED = Path(os.environ.get("VEEDOR_SHARED", REPO.parent / "shared"))
-FILE2017 = SHARED / "lexicon" / "FILE2017.txt"
+from venue_inputs import FPS, REPO, camera_name, lexicon_path, prepare_template, render_streams  # beside this script
+from venue_meter import Meter, machine_busy  # beside this script
 
-FPS = 5.0
-WIDTH, HEIGHT = 1280, 720
 PLAY_TARGET_S = 1.0
 SLIP_TARGET_S = 30.0
-VARIANTS = 3  # distinct rendered games; camera i plays variant i % VARIANTS
-LEAD_S = 3.0  # empty board before the first hand: the tracker finds the board
 SLIPS_AFTER_S = 2.0  # the scanner burst lands this long after the cameras start playing
 SCANNER = "escaner1"
-
-
-def lexicon_path() -> str | None:
-    return str(FILE2017) if FILE2017.exists() else None
-
-
-# --- prepared once (cached) --------------------------------------------------------------
-
-
-def render_streams(cache: Path, plays: int) -> list[dict[str, Any]]:
-    """``VARIANTS`` rendered games as folders of JPEG frames at FPS; each with its plays'
-    frame (the first without the hand) and the tiles on the board after it. A rendered game
-    is kept only if the board reader alone, frame by frame, commits each of its plays (some
-    renders are too hard for it, see the board benchmark); else the next seed is tried."""
-    from rules_core.lexicon import load_lexicon
-
-    lexicon = load_lexicon(lexicon_path())
-    streams = []
-    for variant in range(VARIANTS):
-        folder = cache / f"camara-{variant}-{plays}"
-        index = folder / "plays.json"
-        seed = variant + 1
-        while True:
-            if not index.exists():
-                print(f"  rendering game {variant + 1}/{VARIANTS} ({plays} plays, seed {seed})…", flush=True)
-                marks = _render_game(folder, lexicon, plays, seed)
-                index.write_text(json.dumps({"seed": seed, "plays": marks}), encoding="utf-8")
-            data = json.loads(index.read_text(encoding="utf-8"))
-            if data.get("checked"):
-                break
-            if _reader_commits(folder, lexicon, data["plays"]):
-                index.write_text(json.dumps({**data, "checked": True}), encoding="utf-8")
-                break
-            seed = int(data.get("seed", seed)) + VARIANTS
-            print(f"  the board reader alone misses a play of this render; seed {seed} instead", flush=True)
-            index.unlink()
-        data["jpegs"] = [p.read_bytes() for p in sorted(folder.glob("*.jpg"))]
-        streams.append(data)
-    return streams
-
-
-def _render_game(folder: Path, lexicon: Any, plays: int, seed: int) -> list[dict[str, int]]:
-    import cv2
-    import numpy as np
-
-    from vision.board import render as R
-    from vision.board.scenes import game_frames, solitaire_steps
-
-    steps = [("place", placed) for _, placed in solitaire_steps(lexicon, plays, seed=seed)]
-    scene = R.random_scene(np.random.default_rng(seed), R.empty_labels(), hands=0, width=WIDTH, height=HEIGHT)
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    marks, tiles = [], 0
-    for frame, truth in game_frames(steps, scene, fps=FPS, lead=LEAD_S):
-        cv2.imwrite(str(folder / f"{frame.index:05d}.jpg"), frame.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
-        if truth.left is not None:
-            tiles += len(steps[truth.left][1])
-            marks.append({"frame": frame.index, "tiles": tiles})
-    return marks
-
-
-def _reader_commits(folder: Path, lexicon: Any, marks: list[dict[str, int]]) -> bool:
-    """Whether a lone tracker commits one play per mark, and nothing else, from the frames."""
-    import cv2
-
-    from hardware.camera import Frame
-    from vision.board.tracker import BoardTracker, TrackerSettings
-
-    tracker = BoardTracker("banco", lexicon, TrackerSettings())
-    kinds: list[str] = []
-    tracker.on_report = lambda report: kinds.append(report.kind)
-    for index, path in enumerate(sorted(folder.glob("*.jpg"))):
-        image = cv2.imread(str(path))
-        tracker.feed(Frame(image, index / FPS, index, str(path)))
-    return kinds.count("play") == len(marks) and "doubt" not in kinds
-
-
-def prepare_template(cache: Path, cameras: int, slips: int) -> Path:
-    """A data folder: classic games (one per camera, attached to it), a duplicate game of ``slips``
-    players in round 1, and the scans of their slips in ``escaneos-listos/``."""
-    template = cache / f"plantilla-{cameras}-{slips}"
-    if (template / "listo").exists():
-        return template
-    print(f"  preparing the database and {slips} scanned slips…", flush=True)
-    import numpy as np
-    from duplicate_round import duplicate_in_round_one  # beside this script
-
-    from rules_core.classic import ClassicGame
-    from rules_core.lexicon import load_lexicon
-    from rules_core.slips import Slip
-    from webapp.services.games import GameService
-    from webapp.services.slip_demo import SlipPainter, write_scan
-    from webapp.services.store import EventStore
-
-    shutil.rmtree(template, ignore_errors=True)
-    (template / "datos").mkdir(parents=True)
-    lexicon = load_lexicon(lexicon_path())
-    games = GameService(EventStore(f"sqlite:///{template / 'datos' / 'veedor.db'}"), lexicon)
-    attached = {}
-    for i in range(1, cameras + 1):
-        first = ClassicGame.create_event([f"Ana {i}", f"Bruno {i}"], lexicon=lexicon.name)
-        attached[camera_name(i)] = games.create("classic", f"Mesa {i}", first)
-    (template / "datos" / "cameras.json").write_text(json.dumps({"attachments": attached}), encoding="utf-8")
-    duplicate, plays = duplicate_in_round_one(games, "Banco de la sede", slips)
-    painter = SlipPainter(duplicate, "Banco de la sede", np.random.default_rng(1))
-    for table in range(1, slips + 1):
-        image = painter.scan(f"j{table}", f"Jugador {table}", table, Slip(plays[table % len(plays)]), 1)
-        assert image is not None
-        write_scan(template / "escaneos-listos", f"mesa{table:03d}.jpg", image)
-    (template / "games.json").write_text(json.dumps({"classic": attached, "duplicate": duplicate}), encoding="utf-8")
-    (template / "listo").touch()
-    return template
-
-
-def camera_name(i: int) -> str:
-    return f"mesa{i}"
 
 
 # --- the cameras: MJPEG streams over HTTP -------------------------------------------------
@@ -291,71 +169,6 @@ class Screen(threading.Thread):
                 started = self.counting_from is not None and now >= self.counting_from
                 if started and camera and not camera.get("signal", True):
                     self.signal_lost += 1
-
-
-# --- the server's processes: CPU and memory ------------------------------------------------
-
-
-def _stat(pid: int) -> tuple[int, float, int] | None:
-    """(parent pid, CPU seconds, resident bytes) of a process, from /proc."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    ticks = os.sysconf("SC_CLK_TCK")
-    return int(fields[1]), (int(fields[11]) + int(fields[12])) / ticks, int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
-
-
-def tree(root: int) -> dict[int, tuple[float, int]]:
-    """CPU seconds and resident bytes of ``root`` and every process under it."""
-    stats = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            found = _stat(int(entry))
-            if found is not None:
-                stats[int(entry)] = found
-    wanted, frontier = {root}, [root]
-    while frontier:
-        parent = frontier.pop()
-        for pid, (ppid, _cpu, _rss) in stats.items():
-            if ppid == parent and pid not in wanted:
-                wanted.add(pid)
-                frontier.append(pid)
-    return {pid: (stats[pid][1], stats[pid][2]) for pid in wanted if pid in stats}
-
-
-def machine_busy() -> tuple[float, float]:
-    """(busy, total) CPU seconds of the whole machine since boot."""
-    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    idle = values[3] + values[4]
-    total = sum(values[:8])
-    ticks = os.sysconf("SC_CLK_TCK")
-    return (total - idle) / ticks, total / ticks
-
-
-class Meter(threading.Thread):
-    """Samples the server's process tree every half second: peak memory, CPU over a window."""
-
-    def __init__(self, pid: int) -> None:
-        super().__init__(daemon=True)
-        self.pid = pid
-        self.peak_rss = 0
-        self.cpu: dict[int, float] = {}
-        self.stopping = threading.Event()
-
-    def run(self) -> None:
-        while not self.stopping.wait(0.5):
-            self.sample()
-
-    def sample(self) -> None:
-        found = tree(self.pid)
-        self.peak_rss = max(self.peak_rss, sum(rss for _cpu, rss in found.values()))
-        for pid, (cpu, _rss) in found.items():
-            self.cpu[pid] = max(self.cpu.get(pid, 0.0), cpu)
-
-    def cpu_seconds(self) -> float:
-        self.sample()
-        return sum(self.cpu.values())
 
 
 # --- one trial ------------------------------------------------------------------------------

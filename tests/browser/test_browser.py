@@ -36,8 +36,6 @@ from ..web_helpers import ARBITER, PASSWORD, PLAYERS
 
 pytest_plugins = ["tests.conftest_web"]
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 SETTLE_MS = 5000  # the longest the screen may take to follow a change here
 
 
@@ -100,17 +98,6 @@ def shots(tmp_path: Path) -> Path:
     folder = Path(os.environ.get("VEEDOR_SCREENSHOTS") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-@pytest.fixture()
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright  # pip install playwright (the test extra)
-
-    assert Path(CHROMIUM).exists(), "Chromium missing: apt-get install chromium (make's system packages)"
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield launched
-        launched.close()
 
 
 def test_a_round_from_the_console_reaches_the_screen(server: tuple[Server, str], browser: Any, shots: Path) -> None:

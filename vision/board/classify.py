@@ -6,8 +6,9 @@
 Crops it is unsure of are read again, moved and contrast-stretched, and the readings
 averaged; a Spanish letter it is still unsure of gets the opinions of
 ``board_cells_second.onnx`` and ``board_cells_third.onnx`` (trained apart, on more fonts);
-and where a reading is still an unsure A, O, U or C, a non-Spanish letter weighs more
-(see ``probabilities``).
+a letter still unsure gets the reading of ``board_cells_fonts.onnx`` (trained on many board
+designs and font families, issue 20); and where a reading is still a very unsure A, O, U
+or C, a non-Spanish letter weighs more (see ``probabilities``).
 One thread: the reader runs beside other cameras and the web app.
 """
 
@@ -30,6 +31,11 @@ from .percentiles import row_percentiles
 MODEL_DIR: Final = Path(__file__).resolve().parents[2] / "models" / "board"
 MODEL_PATH: Final = MODEL_DIR / "board_cells.onnx"
 OPINION_PATHS: Final = (MODEL_DIR / "board_cells_second.onnx", MODEL_DIR / "board_cells_third.onnx")
+FONT_OPINION_PATH: Final = MODEL_DIR / "board_cells_fonts.onnx"  # trained on many board designs and font families
+FONT_BELOW: Final = 0.95  # a letter (Spanish or not) read with less confidence is read by the font model too ...
+FONT_WEIGHT: Final = 0.67  # ... whose reading weighs this much (issue 20; chosen on the calibration families)
+MAX_FONT_ASKED: Final = 25  # at most this many a board (the least sure): ~2-4 ms
+LEAN_BELOW: Final = 0.5  # the lean to ``*`` applies below this (0.7 before issue 20; see ``lean_to_foreign``)
 OPINION_BELOW: Final = 0.8  # a Spanish letter read with less confidence is read by the other models too
 MAX_ASKED: Final = 10  # at most this many a board (the least sure): ~2-4 ms a model at worst
 FOREIGN_DOUBT: Final = 0.7  # a reading below this is unsure (the tracker asks the arbiter about it)
@@ -43,6 +49,7 @@ _BARE: Final = [CLASSES.index(EMPTY), CLASSES.index(COVERED)]
 _FOREIGN: Final = CLASSES.index(FOREIGN)
 _SPANISH: Final = np.array([name in SPANISH for name in CLASSES])
 _LOOKALIKE: Final = np.array([name in LOOKALIKES for name in CLASSES])
+_LETTER: Final = _SPANISH | (np.arange(len(CLASSES)) == _FOREIGN)
 
 
 class ModelError(RuntimeError):
@@ -61,10 +68,15 @@ class CellClassifier:
     """The ONNX cell classifier (see the module docstring)."""
 
     def __init__(
-        self, path: Path | str = MODEL_PATH, opinions: tuple[Path | str, ...] = OPINION_PATHS, max_unsure: int = MAX_UNSURE
+        self,
+        path: Path | str = MODEL_PATH,
+        opinions: tuple[Path | str, ...] = OPINION_PATHS,
+        max_unsure: int = MAX_UNSURE,
+        font_opinion: Path | str | None = FONT_OPINION_PATH,
     ) -> None:
         """``opinions``: the models asked about unsure Spanish letters (a missing file is skipped);
-        ``max_unsure``: how many crops at most are re-read (``model_probabilities``)."""
+        ``max_unsure``: how many crops at most are re-read (``model_probabilities``);
+        ``font_opinion``: the model asked last about unsure letters (None or a missing file: none)."""
         path = Path(path)
         if not path.is_file():
             raise ModelError(f"no existe el modelo de casillas {str(path)!r}")
@@ -79,7 +91,8 @@ class CellClassifier:
         options.log_severity_level = 3
         self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         self._input = self._session.get_inputs()[0].name
-        self._opinions = tuple(CellClassifier(other, (), OPINION_UNSURE) for other in opinions if Path(other).is_file())
+        self._opinions = tuple(CellClassifier(other, (), OPINION_UNSURE, None) for other in opinions if Path(other).is_file())
+        self._font = CellClassifier(font_opinion, (), OPINION_UNSURE, None) if font_opinion and Path(font_opinion).is_file() else None
         self._max_unsure = max_unsure
 
     def probabilities(self, crops: NDArray[np.uint8]) -> NDArray[np.float32]:
@@ -101,7 +114,24 @@ class CellClassifier:
             if len(doubtful):
                 read = [probabilities[doubtful]] + [other.model_probabilities(crops[doubtful]) for other in self._opinions]
                 probabilities[doubtful] = np.mean(read, axis=0)
+        if self._font is not None and len(crops):
+            probabilities = self._ask_font_model(crops, probabilities)
         return lean_to_foreign(probabilities)
+
+    def _ask_font_model(self, crops: NDArray[np.uint8], probabilities: NDArray[np.float32]) -> NDArray[np.float32]:
+        """Letters (Spanish or ``*``) read below ``FONT_BELOW`` (the ``MAX_FONT_ASKED`` least sure) read
+        again by the font model, its reading weighing ``FONT_WEIGHT``; a crop whose combined reading
+        would no longer be a letter (empty, blank, covered) keeps its reading: those stay the main
+        model's, which reads the real photos' blanks and squares (issue 20)."""
+        assert self._font is not None
+        best, sure = probabilities.argmax(axis=1), probabilities.max(axis=1)
+        asked = np.nonzero((sure < FONT_BELOW) & _LETTER[best])[0]
+        asked = asked[np.argsort(sure[asked])][:MAX_FONT_ASKED]
+        if len(asked):
+            combined = (1 - FONT_WEIGHT) * probabilities[asked] + FONT_WEIGHT * self._font.model_probabilities(crops[asked])
+            keep = _LETTER[combined.argmax(axis=1)]
+            probabilities[asked[keep]] = combined[keep]
+        return probabilities
 
     def model_probabilities(self, crops: NDArray[np.uint8]) -> NDArray[np.float32]:
         """This model's own reading, the unsure crops re-read: no second opinion, no lean to
@@ -166,9 +196,11 @@ def local_contrast(crops: NDArray[np.uint8]) -> NDArray[np.uint8]:
 
 
 def lean_to_foreign(probabilities: NDArray[np.float32]) -> NDArray[np.float32]:
-    """Rows reading one of ``LOOKALIKES`` below ``FOREIGN_DOUBT``, with the non-Spanish class weighed
-    ``FOREIGN_WEIGHT``, renormalised."""
-    unsure = (probabilities.max(axis=1) < FOREIGN_DOUBT) & _LOOKALIKE[probabilities.argmax(axis=1)]
+    """Rows reading one of ``LOOKALIKES`` below ``LEAN_BELOW``, with the non-Spanish class weighed
+    ``FOREIGN_WEIGHT``, renormalised. ``LEAN_BELOW`` was 0.7: on fonts never trained on (the
+    calibration families, ``models/board/tune_lean.py``) the lean there turned plain O, A, C
+    into ``*`` and kept no non-Spanish letter from being read as Spanish (issue 20)."""
+    unsure = (probabilities.max(axis=1) < LEAN_BELOW) & _LOOKALIKE[probabilities.argmax(axis=1)]
     if not unsure.any():
         return probabilities
     out = probabilities.copy()

@@ -184,7 +184,7 @@ class CameraDesk:
             self.queue.resolve(item, "confirmada", "posición aceptada")
             self._send({"type": "accept"})
             return None
-        self._append_play(play.notation(), f"arbiter:{arbiter}")
+        self._append_play(play.notation(), f"arbiter:{arbiter}", item.report.frame_path)
         self.queue.resolve(item, "confirmada", play.notation())
         self.resync()
         return play.notation()
@@ -193,7 +193,7 @@ class CameraDesk:
         """Record ``notation`` as the play made (the reading was wrong)."""
         item = self._pending(item_id)
         play = Play.from_notation(notation)
-        self._append_play(play.notation(), f"arbiter:{arbiter}")
+        self._append_play(play.notation(), f"arbiter:{arbiter}", item.report.frame_path)
         self.queue.resolve(item, "corregida", play.notation())
         self.resync()
         return play.notation()
@@ -257,17 +257,21 @@ class CameraDesk:
 
     def _record_play(self, report: Report, notation: str, actor: str) -> None:
         try:
-            self._append_play(notation, actor)
+            self._append_play(notation, actor, report.frame_path)
         except GameError as error:
             self.queue.add(self.camera, _as_doubt(report, f"la partida no acepta {notation}: {error}"))
 
-    def _append_play(self, notation: str, actor: str) -> None:
+    def _append_play(self, notation: str, actor: str, frame: str | None = None) -> None:
+        """Record the play; its event names the frame it was seen in (``frame``: the evidence file keeps it)."""
         from rules_core.classic import ClassicGame
 
         if not self.game_id:
             raise GameError("la cámara no está asignada a ninguna partida")
         game = self.games.open(self.game_id)
-        self.games.append(self.game_id, ClassicGame.play_event(game.to_move, notation, actor=actor))
+        event = ClassicGame.play_event(game.to_move, notation, actor=actor)
+        if frame:
+            event = Event(event.kind, {**event.data, "frame": frame}, event.actor, event.at)
+        self.games.append(self.game_id, event)
         self.shown.append(notation)
 
     def _record_challenge(self, report: Report) -> None:

@@ -7,26 +7,30 @@ conventions: board (u, v) in cell units, u along columns, v along rows; image
 (x, y) in pixels). The grid is labelled *upright*: row A is the grid edge that
 faces the top of the image; ``orientation`` turns it to the real row A.
 
-How: (1) the board's green (the frame's main saturated hue between yellow and
-cyan, a few candidates tried) makes a mask, with the small patches of other strong
-colours that touch it (premium squares: a red corner square would cut the outline's
-corner); specks far smaller than the largest piece (a table's texture) are dropped,
-pieces cut apart by tiles are joined, and the largest region's hull gives the
-outline: the largest quadrilateral on its vertices, and the one on its four longest
-sides. When that region reaches the frame's edge (a table of the board's hue), the
-pieces inside the frame are tried too, and then a stricter mask (saturation above the
-Otsu split of that hue); a frame the board fills is tried last. (2) Each outline is
-warped square with some slack, the dark grid lines (tiles, the brightest things,
-count little) are fitted by the few best combs of 16 evenly spaced lines on each axis;
-the two pairs whose premium layout matches best, then the outline itself, are
-followed line by line, band by band, and the line crossings fit the homography
-(RANSAC), looking wide and then close; the grid is moved up to two cells if the layout
-says so. (3) Checks: the crossings must fit one grid, the premium layout (coloured
-squares where ``board.PREMIUMS`` has them, green elsewhere, judged by hue so that a
-shadow or glare across the board does not matter) must match overall and in each
-quarter, better than the grid shifted one cell and than the grid moved up to two cells
-on the real colours there; a grid found from an outline must also stay put when
-refitted from itself.
+How: (1) the board's plain squares make a mask: first its green (the frame's main
+saturated hue between yellow and cyan, a few candidates tried; the tournament board),
+with the small patches of other strong colours that touch it (premium squares: a red
+corner square would cut the outline's corner); then, for a board of any other colour
+(beige, blue, black, wooden), each of the frame's main colours (``outline_colours``: a
+k-means of the frame's Lab colours). Specks far smaller than the largest piece (a
+table's texture) are dropped, pieces cut apart by tiles are joined, and the largest
+region's hull gives the outline: the largest quadrilateral on its vertices, and the one
+on its four longest sides. When that region reaches the frame's edge (a table of the
+board's hue), the pieces inside the frame are tried too, and then a stricter mask
+(saturation above the Otsu split of that hue); a frame the board fills is tried last.
+(2) Each outline is warped square with some slack, the grid lines (darker than the
+squares, or lighter on blue, black and beige boards: whichever stand out; tiles, the
+brightest things, count little) are fitted by the few best combs of 16 evenly spaced
+lines on each axis; the two pairs whose premium layout matches best, then the outline
+itself, are followed line by line, band by band, and the line crossings fit the
+homography (RANSAC), looking wide and then close; the grid is moved up to two cells if
+the layout says so. (3) Checks: the crossings must fit one grid, the premium layout
+(squares unlike the plain ones where ``board.PREMIUMS`` has them, like them elsewhere,
+whatever the colours: each square compared with the plain squares around it, so that a
+shadow or glare across the board does not matter; ``premium_layout``) must match overall
+and in each quarter, better than the grid shifted one cell and than the grid moved up
+to two cells on the real colours there; a grid found from an outline must also stay put
+when refitted from itself.
 ``refine_board`` re-runs (2)-(3) from a known homography (a camera kept on the
 same board: cheaper and steadier); the premium layout is judged again only when the grid
 has moved from the one last judged (``checked``).
@@ -37,6 +41,7 @@ Step (1) is ``outline``, step (2) ``grid_lines``, the premium layout of step (3)
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -56,16 +61,17 @@ from .geometry import (
 )
 from .grid_lines import CANVAS_CELL, QUAD_SLACK, fit_grid_global, fit_grid_local
 from .outline import MIN_BOARD_FRACTION, board_mask, green_candidates, outline_quads, stretch_channels
+from .outline_colours import colour_masks
 from .premium_layout import layout_match
 
 WORK_SIDE: Final = 640  # the mask is made on the frame scaled to this longest side
 SAME_GRID_CELLS: Final = 0.1  # a refit moving no grid corner further is the grid already checked
 MAX_SETTLE: Final = 0.25  # cells a found grid may move when refitted from itself
-LAYOUT_MIN_PREMIUM: Final = 0.8  # premium squares that must not look like plain green
-LAYOUT_MIN_PLAIN: Final = 0.25  # plain squares that must look green
-LAYOUT_MIN_MARGIN: Final = 0.15  # best layout match ahead of the grid shifted by one cell
-LAYOUT_MIN_OFFSET_MARGIN: Final = 0.05  # ahead of the grid moved up to OFFSET_RING cells, on real colours
-LAYOUT_MIN_QUADRANT: Final = 0.6  # in each quarter of the board, premium squares not green
+LAYOUT_MIN_PREMIUM: Final = 0.8  # premium squares that must not look like the plain ones
+LAYOUT_MIN_PLAIN: Final = 0.25  # plain squares that must look plain
+LAYOUT_MIN_MARGIN: Final = 0.2  # best layout match ahead of the grid shifted by one cell
+LAYOUT_MIN_OFFSET_MARGIN: Final = 0.08  # ahead of the grid moved up to OFFSET_RING cells, on real colours
+LAYOUT_MIN_QUADRANT: Final = 0.6  # in each quarter of the board, premium squares not plain
 MIN_LINE_FIT: Final = 0.7  # line crossings within an eighth of a cell of the fitted grid
 
 
@@ -101,18 +107,20 @@ def find_board(image: NDArray[np.uint8]) -> BoardFind:
     scale = min(1.0, WORK_SIDE / max(image.shape[:2]))
     small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
     stretched = stretch_channels(small)
-    result = not_found("no se ve ninguna zona verde del tamaño de un tablero")
-    for green in green_candidates(stretched):
-        tried: list[FloatArray] = []
-        for strict in (False, True):
-            for quad in outline_quads(board_mask(stretched, green, strict=strict)):
-                if any(np.abs(quad - q).max() <= 2.0 for q in tried):
-                    continue
-                tried.append(quad)
-                attempt = _find_in_quad(image, quad / scale)
-                if attempt.found:
-                    return attempt
-                result = attempt
+    result = not_found("no se ve ninguna zona del tamaño de un tablero")
+    greens = green_candidates(stretched)
+    tried: list[FloatArray] = []
+    greens_masks = (board_mask(stretched, green, strict=strict) for green in greens for strict in (False, True))
+    other_masks = (m for _ in (0,) for m in colour_masks(stretched, tuple(greens)))  # only if green fails
+    for mask in itertools.chain(greens_masks, other_masks):  # green first (the tournament board), then any colour
+        for quad in outline_quads(mask):
+            if any(np.abs(quad - q).max() <= 2.0 for q in tried):
+                continue
+            tried.append(quad)
+            attempt = _find_in_quad(image, quad / scale)
+            if attempt.found:
+                return attempt
+            result = attempt
     # Uneven light can break the green outline; a board filling the frame is tried too.
     h, w = image.shape[:2]
     if abs(w - h) < 0.25 * max(w, h):

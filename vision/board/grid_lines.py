@@ -28,6 +28,7 @@ CANVAS_MARGIN: Final = 1.0  # cells of margin around the grid in that warp
 QUAD_SLACK: Final = 0.12  # spare canvas around the green outline, as a fraction of it
 GUESSES: Final = 2  # grids from the outline that are followed and checked
 BANDS: Final = 6  # pieces of each grid line followed separately
+CLEAR_LINES: Final = 4.0  # dark lines standing out this much (``_peakiness`` of both axes) are the grid's
 
 
 def _stretch_gray(gray: NDArray[np.uint8]) -> NDArray[np.float32]:
@@ -37,16 +38,33 @@ def _stretch_gray(gray: NDArray[np.uint8]) -> NDArray[np.float32]:
     return np.asarray((gray.astype(np.float32) - lo) * (255.0 / max(float(hi - lo), 8.0)), np.float32)
 
 
-def _line_responses(canvas: NDArray[np.float32], cell: float) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-    """(vertical, horizontal): how much darker a thin line is than what lies beside it."""
+def _line_responses(canvas: NDArray[np.float32], cell: float, bright: bool = False) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+    """(vertical, horizontal): how much darker a thin line is than what lies beside it, or
+    with ``bright`` how much lighter (the light lines of blue, black and beige boards)."""
     k = max(3, int(round(cell / 4)) | 1)
-    vertical = cv2.morphologyEx(canvas, cv2.MORPH_CLOSE, np.ones((1, k), np.uint8)) - canvas
-    horizontal = cv2.morphologyEx(canvas, cv2.MORPH_CLOSE, np.ones((k, 1), np.uint8)) - canvas
+    row, col = np.ones((1, k), np.uint8), np.ones((k, 1), np.uint8)
+    if bright:
+        vertical = canvas - cv2.morphologyEx(canvas, cv2.MORPH_OPEN, row)
+        horizontal = canvas - cv2.morphologyEx(canvas, cv2.MORPH_OPEN, col)
+    else:
+        vertical = cv2.morphologyEx(canvas, cv2.MORPH_CLOSE, row) - canvas
+        horizontal = cv2.morphologyEx(canvas, cv2.MORPH_CLOSE, col) - canvas
     # Tiles (the brightest things on the board) and their letters say nothing of the grid.
     ceiling = max(60.0, 3.0 * float(np.percentile(canvas[::3, ::3], 30)))
     tiles = cv2.dilate((canvas > ceiling).astype(np.uint8), np.ones((k, k), np.uint8)) > 0
     weight = np.where(tiles, np.float32(0.25), np.float32(1.0))
     return vertical * weight, horizontal * weight
+
+
+def _both_responses(canvas: NDArray[np.float32], cell: float) -> list[tuple[NDArray[np.float32], NDArray[np.float32]]]:
+    """The dark-line responses, then the light-line ones."""
+    return [_line_responses(canvas, cell), _line_responses(canvas, cell, bright=True)]
+
+
+def _peakiness(profile: NDArray[np.float64], positions: NDArray[np.float64]) -> float:
+    """How far the profile stands out at ``positions`` (the best within a pixel) over its median."""
+    idx = np.clip(np.round(positions).astype(int)[:, None] + np.arange(-1, 2)[None, :], 0, len(profile) - 1)
+    return float(profile[idx].max(axis=1).mean() / (np.median(profile) + 1e-3))
 
 
 def _comb(profile: NDArray[np.float64], lo_pitch: float, hi_pitch: float, count: int = 3) -> list[tuple[float, float]]:
@@ -89,12 +107,19 @@ def fit_grid_global(image: NDArray[np.uint8], image_from_canvas: FloatArray, sid
     followed (``fit_grid_local``) and moved up to two cells if the layout says so
     (``_best_shift``)."""
     canvas = _canvas_lines(image, np.linalg.inv(image_from_canvas), side)
-    vertical, horizontal = _line_responses(canvas, side / SIZE)
     inner = side / (1 + 2 * QUAD_SLACK)
-    combs = []
-    for response, axis in ((vertical, 0), (horizontal, 1)):
-        profile = response.mean(axis=axis).astype(np.float64)
-        combs.append(_comb(profile, 0.72 * inner / SIZE, 1.2 * inner / SIZE))
+    combs: list[list[tuple[float, float]]] = []
+    best = -1.0
+    for vertical, horizontal in _both_responses(canvas, side / SIZE):  # dark lines, light lines: the clearer
+        found, evidence = [], 0.0
+        for response, axis in ((vertical, 0), (horizontal, 1)):
+            profile = response.mean(axis=axis).astype(np.float64)
+            found.append(_comb(profile, 0.72 * inner / SIZE, 1.2 * inner / SIZE))
+            if found[-1]:
+                offset, pitch = found[-1][0]
+                evidence += _peakiness(profile, offset + pitch * np.arange(SIZE + 1.0))
+        if evidence > best:
+            combs, best = found, evidence
     scored = []
     for ox, px in combs[0]:
         for oy, py in combs[1]:
@@ -137,8 +162,17 @@ def fit_grid_local(
     canvas_from_board = board_to_canvas(cell, CANVAS_MARGIN)
     side = int(round((SIZE + 2 * CANVAS_MARGIN) * cell))
     canvas_from_image = canvas_from_board @ np.linalg.inv(image_from_board)
-    vertical, horizontal = _line_responses(_canvas_lines(image, canvas_from_image, side), cell)
     origin = CANVAS_MARGIN * cell
+    expected = origin + cell * np.arange(SIZE + 1.0)
+    canvas = _canvas_lines(image, canvas_from_image, side)
+
+    def evidence(vh: tuple[NDArray[np.float32], NDArray[np.float32]]) -> float:
+        return _peakiness(vh[0].mean(axis=0).astype(np.float64), expected) + _peakiness(vh[1].mean(axis=1).astype(np.float64), expected)
+
+    # dark lines, or light lines when the dark ones do not stand out where the grid is
+    vertical, horizontal = _line_responses(canvas, cell)
+    if evidence((vertical, horizontal)) < CLEAR_LINES:
+        vertical, horizontal = max(((vertical, horizontal), _line_responses(canvas, cell, bright=True)), key=evidence)
     v_lines = _follow_lines(vertical, origin, cell, reach)
     h_lines = _follow_lines(horizontal.T, origin, cell, reach)
     if v_lines is None or h_lines is None:

@@ -16,6 +16,11 @@ tilde) and the value (``alphabet``), thick enough to show a side and a shadow,
 off-centre and turned a little; hands and sleeves with their shadow; light
 (dim, colour cast, gradient, glare, hard shadows), blur, noise and JPEG.
 Fonts come from Debian's fonts-* packages; missing ones are skipped.
+``random_scene(..., design=...)`` draws instead a board of one of ``render_designs.DESIGNS``
+(green, classic beige, dark blue, black, wooden; premium labels such as ``TRIPLE
+PALABRA``/``TP``/``3P`` or none, margin coordinates or not) with tiles of a random maker
+(cream, ivory, white, yellowish; the value in a corner) in a font of the split's FAMILIES
+(``render_designs.FONT_FAMILIES``: train, calibration, held-out, split whole).
 
 The parts, one module each: ``render_scene`` (scenes and renders as data, the
 labels), ``render_board`` (the board texture), ``render_tiles`` (tiles on it),

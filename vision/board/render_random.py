@@ -20,9 +20,10 @@ import numpy as np
 from rules_core.alphabet import LETTERS
 
 from .geometry import SIZE
+from .render_designs import FONT_FAMILIES, design_board_style, design_tile_style
 from .render_scene import BLANK_TILE, BoardStyle, Camera, Hand, Labels, Lighting, Scene, TileStyle, empty_labels
 
-FONT_DIRS: Final = ("/usr/share/fonts/opentype/urw-base35", "/usr/share/fonts/truetype")
+FONT_DIRS: Final = ("/usr/share/fonts/opentype/urw-base35", "/usr/share/fonts/truetype", "/usr/share/fonts/opentype")
 TRAIN_FONTS: Final = (
     "URWGothic-Book.otf",
     "URWGothic-Demi.otf",
@@ -105,15 +106,15 @@ def random_tile_style(rng: np.random.Generator, split: str = "train") -> TileSty
     )
 
 
-def random_camera(rng: np.random.Generator, split: str = "train", width: int = 1920, height: int = 1080) -> Camera:
-    """A camera that keeps the whole board (frame included) in view."""
+def random_camera(rng: np.random.Generator, split: str = "train", width: int = 1920, height: int = 1080, border: float = 0.75) -> Camera:
+    """A camera that keeps the whole board (frame included: ``border`` cells each side of the grid) in view."""
     if rng.random() < 0.5:
         rotation = float(rng.choice([0.0, 90.0, 180.0, 270.0]) + rng.normal(0, 5))
     else:
         rotation = float(rng.uniform(-180, 180))
     tilt = float(rng.uniform(0.0, 0.12 if split in TRAIN_SPLITS else 0.16))
     theta = math.radians(rotation)
-    spread = (abs(math.cos(theta)) + abs(math.sin(theta))) * (1 + tilt) * 16.5 / 15
+    spread = (abs(math.cos(theta)) + abs(math.sin(theta))) * (1 + tilt) * (15 + 2 * border) / 15
     extent = float(rng.uniform(0.75, 0.98)) * min(width, height)
     side = max(extent / spread, 0.5 * min(width, height))
     extent = side * spread
@@ -189,20 +190,45 @@ def random_scene(
     hands: int | None = None,
     width: int = 1920,
     height: int = 1080,
+    design: str | None = None,
+    family: str | None = None,
 ) -> Scene:
-    """A scene with every setting drawn at random (``split`` "train", "train_fonts" or "heldout")."""
+    """A scene with every setting drawn at random (``split`` "train", "train_fonts" or "heldout").
+
+    ``design`` (one of ``render_designs.DESIGNS``): a board of that design and a random tile
+    maker, in a font of ``family`` or of any family of the split's part (``train``,
+    ``calibration``, ``heldout``; ``render_designs.FONT_FAMILIES``). Without it, the scenes
+    are those of the green board alone, as before (the same seed gives the same scene)."""
     if hands is None:
         hands = int(rng.random() < 0.3) + int(rng.random() < 0.1)
     base = np.array(TABLE_COLOURS[int(rng.integers(len(TABLE_COLOURS)))], np.float32)
     bg = tuple(int(x) for x in np.clip(base * rng.uniform(0.8, 1.2, 3), 0, 255))
+    if design is None:  # cells first, as before designs: the same seed gives the same scene
+        cells = cells if cells is not None else random_cells(rng)
+        board, tiles = random_board_style(rng, split), random_tile_style(rng, split)
+    else:
+        board = design_board_style(rng, design, split)
+        tiles = design_tile_style(rng, family_fonts(split, family))
+        cells = cells if cells is not None else random_cells(rng)
     return Scene(
-        cells=cells if cells is not None else random_cells(rng),
-        board=random_board_style(rng, split),
-        tiles=random_tile_style(rng, split),
-        camera=random_camera(rng, split, width, height),
+        cells=cells,
+        board=board,
+        tiles=tiles,
+        camera=random_camera(rng, split, width, height, 0.75 if design is None else board.margin + board.frame_width),
         lighting=random_lighting(rng, split),
         hands=tuple(random_hand(rng) for _ in range(hands)),
         jitter=random_jitter(rng),
         background=bg,  # type: ignore[arg-type]
         seed=int(rng.integers(1 << 31)),
     )
+
+
+def family_fonts(split: str, family: str | None = None) -> tuple[str, ...]:
+    """The installed font files of ``family``, or of every family of the split's part
+    (``train``/``train_fonts`` -> train, ``calibration``, anything else -> heldout)."""
+    if family is not None:
+        names = FONT_FAMILIES[family][1]
+    else:
+        part = "train" if split in TRAIN_SPLITS else ("calibration" if split == "calibration" else "heldout")
+        names = tuple(f for p, files in FONT_FAMILIES.values() if p == part for f in files)
+    return available_fonts(names)

@@ -46,6 +46,12 @@ class BoardStyle:
     frame_width: float = 0.6
     teeth: bool = True
     markers: bool = False  # ArUco markers 0..3 on the frame beside A1, A15, O15, O1 (``markers``)
+    surround: tuple[int, int, int] | None = None  # the margin's colour when not the plain squares' (``green``)
+    labels: str = ""  # premium labels: "" none, "long" (TRIPLE PALABRA), "short" (TP), "digits" (3P)
+    label_ink: tuple[int, int, int] = (240, 240, 240)
+    coordinates: bool = False  # A..O and 1..15 printed in the margin
+    wood: bool = False  # wood grain over the squares and margin
+    line_width: float | None = None  # grid line width in cells (None: CELL // 24 pixels)
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,8 @@ class TileStyle:
     side_shade: float = 0.7
     size: float = 0.9
     height: float = 0.2  # thickness in cells, for the side and the parallax
+    ink: tuple[int, int, int] = (20, 20, 22)
+    value_corner: str = "br"  # where the value is printed: "br", "bl" or "tr"
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ def _font(path: str, size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 def _draw_letter(draw: ImageDraw.ImageDraw, text: str, style: TileStyle, px: int) -> None:
     size = int(round(CELL * style.letter_size))
     font = _font(style.font, size)
-    ink = (20, 20, 22)
+    ink = style.ink
     box = draw.textbbox((0, 0), text, font=font, anchor="ls")
     width = box[2] - box[0]
     cap = max(1, -draw.textbbox((0, 0), "H", font=font, anchor="ls")[1])
@@ -65,8 +65,12 @@ def _draw_letter(draw: ImageDraw.ImageDraw, text: str, style: TileStyle, px: int
     if value is not None:
         small = _font(style.font, int(round(CELL * style.value_size)))
         digits = str(value)
-        db = draw.textbbox((0, 0), digits, font=small, anchor="rs")
-        draw.text((px * 0.93 - 0 * db[0], px * 0.9), digits, font=small, fill=ink, anchor="rs")
+        corner = style.value_corner
+        x, anchor = (px * 0.93, "r") if corner in ("br", "tr") else (px * 0.07, "l")
+        if corner == "tr":
+            draw.text((x, px * 0.08), digits, font=small, fill=ink, anchor=anchor + "t")
+        else:
+            draw.text((x, px * 0.9), digits, font=small, fill=ink, anchor=anchor + "s")
 
 
 def _paste(dst: NDArray[np.float32], sprite: ImageU8, alpha: NDArray[np.float32], centre: tuple[float, float], degrees: float) -> None:

@@ -57,6 +57,7 @@ FLAGS: Final = (
     "player_unknown",  # D.III.20.4: player not identifiable
     "several_plays",  # D.III.20.2: more than one play written
     "circled_without_blank",  # a circled letter with no blank on the rack to make it
+    "relative_notation",  # D.III.20.1.d: relative-board notation, which the reader does not read
 )
 THRESHOLDS_FILE: Final = Path(__file__).resolve().parents[2] / "models" / "slips" / "thresholds.json"
 SEPARATORS: Final = (tokens.INDEX[" "], tokens.INDEX["-"])
@@ -77,6 +78,7 @@ class Thresholds:
     margin: float = 0.0  # nats the best outcome must lead the runner-up by to be accepted or scored 0
     temperature: float = 1.0  # the recogniser's log-probabilities are divided by it (over-confidence)
     variants: int = 1  # how many views of the line are read and averaged (``lineimage.variants``)
+    grid_accept: float = 0.0  # an absolute slip's board (``absolute``): its own acceptance threshold (0: ``accept``)
 
     @classmethod
     def load(cls, path: Path = THRESHOLDS_FILE) -> Thresholds:

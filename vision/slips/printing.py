@@ -16,6 +16,7 @@ from typing import Final
 from fpdf import FPDF
 
 from . import layout
+from .absolute import ABS_W, CELL, GRID_SIDE, GRID_X0, GRID_Y0, MARKERS, TINT
 from .layout import SlipInfo
 
 PAGE_W: Final = 210.0
@@ -25,11 +26,12 @@ ROWS: Final = 4
 PAD: Final = 30  # slips per player (D.II.8: a pad per player)
 
 
-def slip_origins() -> list[tuple[float, float]]:
-    """Top-left corner (mm, page frame) of each slip of a page, row by row."""
-    left = (PAGE_W - COLUMNS * layout.SLIP_W) / 2
+def slip_origins(absolute: bool = False) -> list[tuple[float, float]]:
+    """Top-left corner (mm, page frame) of each slip of a page, row by row (absolute slips: one column)."""
+    width, columns = (ABS_W, 1) if absolute else (layout.SLIP_W, COLUMNS)
+    left = (PAGE_W - columns * width) / 2
     top = (PAGE_H - ROWS * layout.SLIP_H) / 2
-    return [(left + c * layout.SLIP_W, top + r * layout.SLIP_H) for r in range(ROWS) for c in range(COLUMNS)]
+    return [(left + c * width, top + r * layout.SLIP_H) for r in range(ROWS) for c in range(columns)]
 
 
 def pads(game: str, game_name: str, players: Iterable[tuple[str, str, int]], per_player: int = PAD) -> list[SlipInfo]:
@@ -46,14 +48,7 @@ def _latin1(text: str) -> str:
 
 
 def _draw_slip(pdf: FPDF, info: SlipInfo, ox: float, oy: float) -> None:
-    pdf.set_fill_color(0)
-    for marker_id, (x, y) in layout.MARKERS.items():
-        bits = layout.marker_bits(marker_id)
-        cell = layout.MARKER / bits.shape[0]
-        for r in range(bits.shape[0]):
-            for c in range(bits.shape[1]):
-                if not bits[r, c]:
-                    pdf.rect(ox + x + c * cell, oy + y + r * cell, cell, cell, style="F")
+    _draw_markers(pdf, layout.MARKERS, ox, oy)
     modules = layout.qr_modules(info.qr_payload())
     x0, y0, x1, _ = layout.QR_BOX
     cell = (x1 - x0) / (modules.shape[0] + 4)
@@ -76,35 +71,77 @@ def _draw_slip(pdf: FPDF, info: SlipInfo, ox: float, oy: float) -> None:
         pdf.text(ox + box.x0, oy + box.y0 - 0.9, _latin1(box.label))
 
 
-def _cut_marks(pdf: FPDF) -> None:
+def _draw_markers(pdf: FPDF, markers: dict[int, tuple[float, float]], ox: float, oy: float) -> None:
+    """The ArUco markers ``{id: (x, y) mm}`` of a slip whose corner is at (``ox``, ``oy``) mm."""
+    pdf.set_fill_color(0)
+    for marker_id, (x, y) in markers.items():
+        bits = layout.marker_bits(marker_id)
+        cell = layout.MARKER / bits.shape[0]
+        for r in range(bits.shape[0]):
+            for c in range(bits.shape[1]):
+                if not bits[r, c]:
+                    pdf.rect(ox + x + c * cell, oy + y + r * cell, cell, cell, style="F")
+
+
+def _draw_board(pdf: FPDF, ox: float, oy: float) -> None:
+    """An absolute slip's board side (D.III.20.1.c): markers 4 and 5, the 15x15 grid with its
+    coordinates, premium squares tinted lightly."""
+    from rules_core.board import PREMIUMS, ROW_LABELS
+
+    _draw_markers(pdf, MARKERS, ox, oy)
+    for row in range(15):
+        for col in range(15):
+            premium = PREMIUMS[row][col]
+            if premium in TINT:
+                pdf.set_fill_color(TINT[premium])
+                pdf.rect(ox + GRID_X0 + col * CELL, oy + GRID_Y0 + row * CELL, CELL, CELL, style="F")
+    pdf.set_draw_color(120)
+    pdf.set_line_width(0.15)
+    for i in range(16):
+        pdf.line(ox + GRID_X0 + i * CELL, oy + GRID_Y0, ox + GRID_X0 + i * CELL, oy + GRID_Y0 + GRID_SIDE)
+        pdf.line(ox + GRID_X0, oy + GRID_Y0 + i * CELL, ox + GRID_X0 + GRID_SIDE, oy + GRID_Y0 + i * CELL)
+    pdf.set_draw_color(0)
+    pdf.set_font("Helvetica", size=1.8 / 0.3528 * 0.95)
+    for i in range(15):
+        text = str(i + 1)
+        pdf.text(ox + GRID_X0 + (i + 0.5) * CELL - pdf.get_string_width(text) / 2, oy + GRID_Y0 - 0.8, text)
+        pdf.text(ox + GRID_X0 - 3.0, oy + GRID_Y0 + (i + 0.5) * CELL + 0.7, ROW_LABELS[i])
+
+
+def _cut_marks(pdf: FPDF, absolute: bool = False) -> None:
     pdf.set_line_width(0.1)
     pdf.set_draw_color(150)
-    for ox, oy in slip_origins():
-        for dx, dy in ((0, 0), (layout.SLIP_W, 0), (0, layout.SLIP_H), (layout.SLIP_W, layout.SLIP_H)):
+    width = ABS_W if absolute else layout.SLIP_W
+    for ox, oy in slip_origins(absolute):
+        for dx, dy in ((0, 0), (width, 0), (0, layout.SLIP_H), (width, layout.SLIP_H)):
             pdf.line(ox + dx - 1.5, oy + dy, ox + dx + 1.5, oy + dy)
             pdf.line(ox + dx, oy + dy - 1.5, ox + dx, oy + dy + 1.5)
     pdf.set_draw_color(0)
 
 
-def slips_pdf(slips: Sequence[SlipInfo]) -> bytes:
-    """The PDF of ``slips``, eight per A4 page in order."""
+def slips_pdf(slips: Sequence[SlipInfo], absolute: bool = False) -> bytes:
+    """The PDF of ``slips``, eight per A4 page in order (``absolute``: with the board of D.III.20.1.c
+    beside the boxes, four per page)."""
     if not slips:
         raise ValueError("no hay papeletas que imprimir: la partida no tiene jugadores")
     pdf = FPDF(unit="mm", format="A4")
     pdf.set_auto_page_break(False)
     pdf.set_creator("Veedor")
-    origins = slip_origins()
+    origins = slip_origins(absolute)
     for i, info in enumerate(slips):
         if i % len(origins) == 0:
             pdf.add_page()
-            _cut_marks(pdf)
+            _cut_marks(pdf, absolute)
         ox, oy = origins[i % len(origins)]
         _draw_slip(pdf, info, ox, oy)
+        if absolute:
+            _draw_board(pdf, ox, oy)
     return bytes(pdf.output())
 
 
-def write_slips_pdf(path: Path, slips: Sequence[SlipInfo]) -> int:
+def write_slips_pdf(path: Path, slips: Sequence[SlipInfo], absolute: bool = False) -> int:
     """Write the PDF; returns the number of pages."""
-    data = slips_pdf(slips)
+    data = slips_pdf(slips, absolute)
     path.write_bytes(data)
-    return (len(slips) + COLUMNS * ROWS - 1) // (COLUMNS * ROWS)
+    per_page = len(slip_origins(absolute))
+    return (len(slips) + per_page - 1) // per_page

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -25,7 +25,7 @@ from rules_core.alphabet import Tile
 from rules_core.board import Board
 from rules_core.lexicon import Lexicon
 
-from . import layout
+from . import absolute, layout
 from .decoder import CandidateCache, Decision, Scored, Thresholds, decide_scored, pick, score_choice, score_line
 from .lineimage import ink_of, prepare_line, variants
 from .qr import read_slip_qr
@@ -99,6 +99,7 @@ class LocatedSlip:
 
     rectified: np.ndarray = field(repr=False)
     qr: QrFacts | None
+    board: np.ndarray | None = field(default=None, repr=False)  # an absolute slip's whole frame (``absolute``)
 
 
 def locate_slips(gray: np.ndarray) -> list[LocatedSlip]:
@@ -106,7 +107,8 @@ def locate_slips(gray: np.ndarray) -> list[LocatedSlip]:
     found = []
     for registration in find_slips(gray):
         rectified = registration.rectify(gray)
-        found.append(LocatedSlip(rectified, read_slip_qr(rectified)))
+        board = absolute.rectify_board(gray, registration.slip_from_image)
+        found.append(LocatedSlip(rectified, read_slip_qr(rectified), board))
     return found
 
 
@@ -163,6 +165,8 @@ class SlipReader:
         self.recognizer = recognizer or default_recognizer()
         self.thresholds = thresholds or Thresholds.load()
         self.cache = CandidateCache()
+        self.placements = absolute.PlacementCache()
+        self.relative_notation = False  # the organiser allows D.III.20.1.d: every slip goes to the arbiter
 
     def score_line(self, line: np.ndarray, board: Board, rack: Sequence[Tile]) -> Scored:
         """A grey image of a handwritten play (coordinate and word) scored against the round's plays,
@@ -170,6 +174,19 @@ class SlipReader:
         prepared = prepare_line(line)
         views = [self.recognizer.log_probs(v) for v in variants(prepared, int(self.thresholds.variants) - 1)]
         return score_line(self.recognizer.log_probs(prepared), self.cache.get(board, rack, self.lexicon), views=views)
+
+    def _grid_thresholds(self) -> Thresholds:
+        """An absolute slip's thresholds: ``grid_accept`` (set on calibration slips with a board,
+        ``models.slips.calibrate_grid``) to accept, and a reading scored 0 as written needs as much (a
+        square missed or a stray mark changes the word read, not only its letters)."""
+        limits = self.thresholds
+        accept = max(limits.accept, limits.grid_accept)
+        return replace(limits, accept=accept, invalid=max(limits.invalid, accept))
+
+    def _views(self, line: np.ndarray) -> list[np.ndarray]:
+        """The recogniser's output on the ``thresholds.variants`` - 1 other views of a grey line."""
+        prepared = prepare_line(line)
+        return [self.recognizer.log_probs(v) for v in variants(prepared, int(self.thresholds.variants) - 1)]
 
     def decide_line(self, line: np.ndarray, board: Board, rack: Sequence[Tile]) -> Decision:
         """The decision on a grey image of a handwritten play (coordinate and word)."""
@@ -209,9 +226,12 @@ class SlipReader:
             self._player_from_writing(result, fields["mesa"], _crop(rectified, _name_box()), players)
         coordinate, word = fields["coordenada"], fields["palabra"]
         play_box = layout.FIELDS["coordenada"].pixels()[:2] + layout.FIELDS["palabra"].pixels()[2:]
+        written = absolute.written_cells(slip.board) if slip.board is not None else []
+        if written:  # absolute notation: the arbiter is shown the whole slip, board included, and the board
+            result.rectified, play_box = slip.board, absolute.board_box()
         return self._finish(result, join_line(coordinate, word), fields["ronda"], position_of, players, rounds,
                             several=max(text_rows(coordinate), text_rows(word)) > 1, play_box=play_box,
-                            current=current)  # fmt: skip
+                            current=current, grid=(slip.board, written) if written else None)  # fmt: skip
 
     def read_plain(self, gray: np.ndarray, template: PlainTemplate, position_of: PositionOf,
                    players: Sequence[PlayerRef] = (), rounds: Sequence[int] = (),
@@ -235,8 +255,9 @@ class SlipReader:
 
     def _finish(self, result: SlipResult, line: np.ndarray, round_crop: np.ndarray | None, position_of: PositionOf,
                 players: Sequence[PlayerRef], rounds: Sequence[int], several: bool,
-                play_box: tuple[int, int, int, int], current: int | None = None) -> SlipResult:  # fmt: skip
-        flags: list[str] = []
+                play_box: tuple[int, int, int, int], current: int | None = None,
+                grid: tuple[np.ndarray, list[tuple[int, int]]] | None = None) -> SlipResult:  # fmt: skip
+        flags: list[str] = ["relative_notation"] if self.relative_notation else []
         if players and (result.player is None or result.player_confidence < self.thresholds.field):
             flags.append("player_unknown")
         if round_crop is not None and rounds:
@@ -252,9 +273,14 @@ class SlipReader:
             result.flags = tuple(dict.fromkeys(flags + ["position_unknown"]))
             return result
         board, rack = position
-        result.line = line
-        result.scored = self.score_line(line, board, rack)
-        result.decision = decide_scored(result.scored, board, rack, self.lexicon, self.thresholds)
+        if grid is not None:  # absolute-board notation: the board's written squares, not the boxes
+            result.decision, result.scored, _ = absolute.decide_grid(
+                grid[0], grid[1], board, rack, self.lexicon, self.recognizer.log_probs, self._grid_thresholds(),
+                self.placements, self._views)  # fmt: skip
+        else:
+            result.line = line
+            result.scored = self.score_line(line, board, rack)
+            result.decision = decide_scored(result.scored, board, rack, self.lexicon, self.thresholds)
         if not round_sure:
             settled = self._round_from_play(result, position, position_of, current)
             if settled is None:

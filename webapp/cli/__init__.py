@@ -4,7 +4,8 @@ Subcommands: ``moves`` (every legal play of a position), ``score`` (check and sc
 one play), ``demo`` (a solitaire in the terminal), ``duplicate simulate``, ``classic
 replay``, ``serve`` (the web app), ``arbiter`` and ``device`` (accounts and device
 tokens), ``read-board``, ``watch-board``, ``print-markers`` (the board camera), ``print-slips``, ``read-slip``, ``read-move``,
-``slips`` (the slip reader), ``check-venue`` (a venue file and its devices). Exit status: 0 done, 1 an
+``slips`` (the slip reader), ``check-venue`` (a venue file and its devices), ``rating``
+(EloDI from a history of games), ``archive`` (a game's evidence file). Exit status: 0 done, 1 an
 illegal play, 2 bad input (a malformed position, notation or lexicon).
 """
 
@@ -28,10 +29,12 @@ from rules_core.validation import PlayCheck, check_play
 
 from . import solitaire
 from .accounts import add_account_commands
+from .archive import add_archive_commands
 from .board import add_board_commands
 from .camera import add_camera_commands
 from .classic import add_classic_commands
 from .duplicate import add_duplicate_commands
+from .rating import add_rating_commands
 from .serve import add_serve_commands
 from .slips import add_slip_commands
 from .venue import add_venue_commands
@@ -76,6 +79,8 @@ def _parser() -> argparse.ArgumentParser:
     add_classic_commands(commands)
     add_serve_commands(commands)
     add_account_commands(commands)
+    add_rating_commands(commands)
+    add_archive_commands(commands)
     add_venue_commands(commands)
     add_board_commands(commands)
     add_camera_commands(commands)

@@ -42,6 +42,8 @@ def add_slip_commands(commands: Any) -> None:
     printing.add_argument("--game", required=True, help="the game's id (printed in each QR code)")
     printing.add_argument("--name", default="", help="the game's name, printed on each slip")
     printing.add_argument("--per-player", type=int, default=30, help="slips per player (default 30)")
+    printing.add_argument("--absolute", action="store_true",
+                          help="slips with a 15x15 board to write the play on (D.III.20.1.c), four a page")
     printing.add_argument("-o", "--output", type=Path, default=Path("papeletas.pdf"))
     printing.set_defaults(run=run_print_slips)
 
@@ -124,7 +126,8 @@ def run_print_slips(args: argparse.Namespace) -> int:
 
     try:
         players = load_players(args.players)
-        pages = write_slips_pdf(args.output, pads(args.game, args.name or args.game, players, args.per_player))
+        slips = pads(args.game, args.name or args.game, players, args.per_player)
+        pages = write_slips_pdf(args.output, slips, absolute=args.absolute)
     except (SlipInputError, ValueError) as error:
         return _fail(str(error))
     print(f"{args.output}: {len(players)} jugadores, {args.per_player} papeletas cada uno, {pages} páginas")

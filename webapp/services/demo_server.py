@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from flask import Flask
+from sqlalchemy import delete
 
 from rules_core.alphabet import BLANK, Tile, full_bag, is_blank
 from rules_core.board import Board
@@ -47,13 +48,17 @@ from .live import LiveGames
 from .shared import scan_service, services, start_scanners
 from .simulation import SimulatedPlayer, make_players, pick_play, write_slip
 from .slip_demo import DemoSlips
-from .store import StoreError
+from .store import EventStore, StoreError
+from .store import events as event_rows
+from .store import games as game_rows
 from .table_demo import DEMO_CAMERA, create_demo_game, run_demo_table
 
 log = logging.getLogger(__name__)
 
 DEMO_LOGIN: Final = "demo"
 ACTOR: Final = "demo"
+KEEP_ENDED: Final = 1  # per demo table, the games just ended that stay listed beside the one in play
+CLASSIC_TABLE: Final = 2  # the replayed classic game's table (the camera's is table 1)
 SCAN_PATIENCE: Final = 30.0  # seconds after "TIEMPO" the master waits at most for the scans to be read
 
 
@@ -98,10 +103,12 @@ class Demo:
         self.rng = random.Random(seed)
         self.players = make_players(12)
         self.stopped = threading.Event()
+        self._tables: dict[str, list[str]] = {}  # each demo table's games, oldest first
         self.duplicate_id = self._new_duplicate()
         self.classic_id = ""
         self._classic_events = classic_demo_events(games.lexicon, self.rng.randrange(10**6))
-        self.classic_id = games.create("classic", _classic_title(self._classic_events[0]), self._classic_events[0])
+        self.classic_id = self._moved_on("classic", games.create("classic", _classic_title(self._classic_events[0]),
+                                                                 self._classic_events[0]))  # fmt: skip
         self._plan: _Plan | None = None
         self._since = time.monotonic()
         self._threads = [
@@ -113,7 +120,7 @@ class Demo:
         self.camera_id = ""
         self.cameras: CameraRegistry | None = None  # the server's: the camera table shows in the console
         if camera:
-            self.camera_id = create_demo_game(games, games.lexicon, ("Carmen", "Diego"))
+            self.camera_id = self._moved_on("camera", create_demo_game(games, games.lexicon, ("Carmen", "Diego")))
             self._threads.append(threading.Thread(target=self._camera_loop, name="demo-camera", daemon=True))
 
     def start(self) -> None:
@@ -176,9 +183,22 @@ class Demo:
                 if self.stopped.wait(1.0):
                     return
                 send({"type": "status", "t": time.time(), "signal": True, "reason": "", "state": "estable", "fps": 0.0})
-            self.camera_id = create_demo_game(self.games, self.games.lexicon, ("Carmen", "Diego"))
+            self.camera_id = self._moved_on("camera", create_demo_game(self.games, self.games.lexicon, ("Carmen", "Diego")))
             if registry is not None:
                 registry.attach(DEMO_CAMERA, self.camera_id)
+
+    # -- the demo's games -------------------------------------------------------------
+
+    def _moved_on(self, table: str, game_id: str) -> str:
+        """A demo table plays ``game_id`` now: the games it ended before the last one leave the
+        demo's database, so that the lists hold each table's game in play and the one just
+        ended, not one more per restart (a game is its events: it is not rewound, it is replaced).
+        Screens still open on a removed game keep it until they reconnect."""
+        played = self._tables.setdefault(table, [])
+        played.append(game_id)
+        while len(played) > 1 + KEEP_ENDED:
+            forget_game(self.games.store, played.pop(0))
+        return game_id
 
     # -- duplicate -----------------------------------------------------------------
 
@@ -187,7 +207,7 @@ class Demo:
         game_id = self.games.create_duplicate("Duplicada de demostración", settings, actor=ACTOR)
         for p in self.players:
             self.games.append(game_id, Event("player_added", {"player": p.id, "name": p.name, "table": p.table}, ACTOR))
-        return game_id
+        return self._moved_on("duplicate", game_id)
 
     def _append(self, event: Event) -> None:
         self.games.append(self.duplicate_id, event)
@@ -277,7 +297,7 @@ class Demo:
         if self._classic_next >= len(self._classic_events):
             self._classic_events = classic_demo_events(self.games.lexicon, self.rng.randrange(10**6))
             first = self._classic_events[0]
-            self.classic_id = self.games.create("classic", _classic_title(first), first)
+            self.classic_id = self._moved_on("classic", self.games.create("classic", _classic_title(first), first))
             self._classic_next = 1
         else:
             self.games.append(self.classic_id, self._classic_events[self._classic_next])
@@ -301,6 +321,13 @@ def _plan_round(game: DuplicateGame, players: list[SimulatedPlayer], rng: random
     return plan
 
 
+def forget_game(store: EventStore, game_id: str) -> None:
+    """Remove a finished demo game from the demo's database (events, then the game)."""
+    with store.engine.begin() as connection:
+        connection.execute(delete(event_rows).where(event_rows.c.game_id == game_id))
+        connection.execute(delete(game_rows).where(game_rows.c.id == game_id))
+
+
 def _classic_title(first: Event) -> str:
     return str(first.data.get("title") or "Mesa clásica")
 
@@ -318,7 +345,8 @@ def classic_demo_events(lexicon: Lexicon, seed: int, names: tuple[str, str] = ("
     racks: list[list[Tile]] = [[bag.pop() for _ in range(RACK_SIZE)] for _ in (0, 1)]
     board = Board()
     game = ClassicGame(lexicon)
-    events = [ClassicGame.create_event(list(names), title=f"{names[0]} – {names[1]} (demostración)", actor=ACTOR)]
+    title = f"Mesa {CLASSIC_TABLE}: {names[0]} – {names[1]} (demostración)"
+    events = [ClassicGame.create_event(list(names), title=title, actor=ACTOR)]
     game.apply(events[0])
     player, passes = 0, 0
     while len(events) < 120:
@@ -372,8 +400,10 @@ def start_demo(app: Flask, base_url: str, timing: Timing | None = None, seed: in
     print(
         "Veedor: demostración en marcha (Ctrl-C para parar)\n"
         f"  pantalla de la duplicada: {base_url}/display/{demo.duplicate_id}\n"
-        f"  pantalla de la mesa clásica: {base_url}/display/{demo.classic_id}\n"
-        f"  pantalla de la mesa con cámara: {base_url}/display/{demo.camera_id}\n"
+        f"  pantalla de la mesa clásica: {base_url}/display/mesa/{CLASSIC_TABLE}\n"
+        f"  pantalla de la mesa con cámara: {base_url}/display/mesa/1\n"
+        f"  emisión (con retraso y análisis): {base_url}/emision/mesa/{CLASSIC_TABLE}\n"
+        f"  capa para OBS (marcador): {base_url}/overlay/mesa/{CLASSIC_TABLE}/scores\n"
         f"  cámaras (consola): {base_url}/arbiter/cameras\n"
         f"  consola de arbitraje: {base_url}/arbiter/g/{demo.duplicate_id}\n"
         f"  papeletas escaneadas: {base_url}/arbiter/g/{demo.duplicate_id}/papeletas\n"

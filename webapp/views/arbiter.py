@@ -13,6 +13,7 @@ POST the CSRF token (``auth``).
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 from collections import Counter
@@ -27,9 +28,11 @@ from rules_core.alphabet import split_letters
 from rules_core.classic import ClassicGame
 from rules_core.duplicate import NO_SLIP, DuplicateGame, DuplicateSettings, Round, rack_labels
 from rules_core.events import Event, GameError
+from rules_core.player_list import MAX_NAME, MAX_PLAYERS, ListedPlayer, PlayerListError, parse_player_list
 from rules_core.racks import draw_rack
 from rules_core.slips import Slip, SlipScore, score_slip
 
+from ..records.history import history
 from ..services.shared import scan_service, services
 from .auth import login_required, wants_json
 from .display import board_labels, clock_state, game_record, master_squares
@@ -43,7 +46,6 @@ VOID_REASONS: Final = (
     "coordenadas erróneas",
     "flecha ausente o errónea",
 )  # D.III.20.4, D.III.25.c
-MAX_PLAYERS: Final = 500
 TOP_SHOWN: Final = 30
 
 
@@ -79,7 +81,8 @@ def index() -> str:
 
 @bp.post("/duplicate")
 @login_required
-def create_duplicate() -> Response:
+def create_duplicate() -> Response | str:
+    """A new duplicate game; with a player list, shown first as a preview (stored on ``confirm``)."""
     form = request.form
     name = form.get("name", "").strip()[:200] or _("Partida duplicada")
     try:
@@ -90,14 +93,31 @@ def create_duplicate() -> Response:
             tie_breaks=form.get("tie_breaks") == "on",
             seed=_int(form.get("seed")),
         )
-        players = parse_players(form.get("players", ""))
+        players = parse_player_list(form.get("players", ""))
+    except PlayerListError as error:
+        return _players_preview([], error.problems, url_for("arbiter.create_duplicate"), name)
     except GameError as error:
         flash(str(error), "error")
         return redirect(url_for("arbiter.index"))
+    if players and form.get("confirm") != list_token(form.get("players", "")):
+        return _players_preview(players, [], url_for("arbiter.create_duplicate"), name)
     game_id = services().games.create_duplicate(name, settings, actor=_actor())
-    added = sum(_append(game_id, _player_event(table, who)) for table, who in players)
+    added = sum(_append(game_id, _player_event(p)) for p in players)
     flash(_("Partida creada con %(n)s jugadores.", n=added), "ok")
     return _back(game_id)
+
+
+def list_token(text: str) -> str:
+    """What a preview's Save button sends back: the list it showed, hashed (an edited list is shown again)."""
+    return hashlib.sha256(text.replace("\r\n", "\n").encode()).hexdigest()[:16]
+
+
+def _players_preview(players: list[ListedPlayer], problems: list[str], action: str, title: str) -> str:
+    """The pasted list as it will be stored, or its problems; the form again to store it."""
+    fields = [(k, v) for k, v in request.form.items(multi=True) if k not in ("csrf_token", "confirm")]
+    return render_template("arbiter/players_preview.html", players=players, problems=problems, action=action,
+                           fields=fields, title=title, limits=(MAX_PLAYERS, MAX_NAME),
+                           token=list_token(request.form.get("players", "")))  # fmt: skip
 
 
 def _int(text: str | None) -> int | None:
@@ -111,27 +131,18 @@ def _int(text: str | None) -> int | None:
 
 
 def parse_players(text: str, first_table: int = 1) -> list[tuple[int, str]]:
-    """Lines ``[table] name`` (the table defaults to the next free number)."""
-    players: list[tuple[int, str]] = []
-    table = first_table
-    for line in text.splitlines():
-        line = line.strip()
-        if not line:
-            continue
-        head, _sep, rest = line.partition(" ")
-        if head.isdigit() and rest.strip():
-            table, name = int(head), rest.strip()
-        else:
-            name = line
-        players.append((table, name[:100]))
-        table += 1
-    if len(players) > MAX_PLAYERS:
-        raise GameError(_("como mucho %(n)s jugadores por partida", n=MAX_PLAYERS))
-    return players
+    """(table, name) of each player of a pasted list (``rules_core.player_list``); GameError
+    with every problem."""
+    try:
+        return [(p.table, p.name) for p in parse_player_list(text, first_table)]
+    except PlayerListError as error:
+        raise GameError(str(error)) from None
 
 
-def _player_event(table: int, name: str) -> Event:
-    return Event("player_added", {"player": f"j{table}", "name": name, "table": table}, str(g.arbiter))
+def _player_event(player: ListedPlayer) -> Event:
+    data: dict[str, Any] = {"player": f"j{player.table}", "name": player.name, "table": player.table}
+    data.update({k: v for k, v in (("club", player.club), ("federation_id", player.federation_id)) if v})
+    return Event("player_added", data, str(g.arbiter))
 
 
 @bp.post("/classic")
@@ -259,16 +270,19 @@ def state(game_id: str) -> Response:
 
 @bp.post("/g/<game_id>/players")
 @login_required
-def add_players(game_id: str) -> Response:
+def add_players(game_id: str) -> Response | str:
+    """Players pasted into a game: a preview first, stored on ``confirm``."""
     game = _duplicate(game_id)
     with services().games.reading(game_id):
-        next_table = max((p.table for p in game.players.values()), default=0) + 1
+        taken = {p.table: p.name for p in game.players.values()}
+    action = url_for("arbiter.add_players", game_id=game_id)
     try:
-        players = parse_players(request.form.get("players", ""), next_table)
-    except GameError as error:
-        flash(str(error), "error")
-        return _back(game_id)
-    added = sum(_append(game_id, _player_event(table, name)) for table, name in players)
+        players = parse_player_list(request.form.get("players", ""), max(taken, default=0) + 1, taken)
+    except PlayerListError as error:
+        return _players_preview([], error.problems, action, str(_("Añadir jugadores")))
+    if request.form.get("confirm") != list_token(request.form.get("players", "")):
+        return _players_preview(players, [], action, str(_("Añadir jugadores")))
+    added = sum(_append(game_id, _player_event(p)) for p in players)
     flash(_("%(n)s jugadores añadidos.", n=added), "ok")
     return _back(game_id)
 
@@ -505,10 +519,18 @@ def end(game_id: str) -> Response:
 @bp.get("/g/<game_id>/log")
 @login_required
 def log(game_id: str) -> str:
+    """The game's history in words and local times, filtered by round, table and kind; raw JSON on request."""
     record = game_record(game_id)
     with services().games.reading(game_id) as game:
-        events = list(game.events)
-    return render_template("arbiter/log.html", game=record, events=list(enumerate(events, start=1)))
+        lines = history(game)  # type: ignore[arg-type]
+    wanted = {k: request.args.get(k, "") for k in ("ronda", "mesa", "tipo")}
+    shown = [line for line in lines
+             if (not wanted["ronda"] or str(line.round) == wanted["ronda"])
+             and (not wanted["mesa"] or str(line.table) == wanted["mesa"])
+             and (not wanted["tipo"] or line.kind == wanted["tipo"])]  # fmt: skip
+    kinds = sorted({line.kind for line in lines})
+    return render_template("arbiter/log.html", game=record, lines=shown, total=len(lines), kinds=kinds,
+                           wanted=wanted, raw=request.args.get("datos") == "1")  # fmt: skip
 
 
 # -- classic tables ------------------------------------------------------------------------

@@ -5,26 +5,39 @@ A screen loads its page once and then follows the game through the live stream o
 the API (``/api/games/<id>/stream``): every message is ``screen_message``: the
 game's ``screen_state`` (built once per version and shared) and the round clock
 (``clock_state``), which changes with time rather than with events.
+
+The state holds nothing private: no slip before its master, no reason an arbiter gave
+(an annulled master is only ``annulled: true``), no note. After a master it carries the
+round's summary (``round_summary``) and the standings (``standings_json``), which the
+page shows in turn with the board (``?alternar=N`` seconds, ``DISPLAY_ALTERNATE_SECONDS``);
+the rack is split as the judge announces it (``announced_rack``, D.III.17). A classic
+table carries the unseen tiles and, at the end, the C.45 case and the adjustments, worded
+by the page. ``/display/mesa/<n>`` follows the game table ``n`` plays now
+(``screens.table_game``); the overlays and the delayed broadcast are in ``overlay``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+from collections import Counter
 from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
-from flask import Blueprint, abort, render_template
+from flask import Blueprint, abort, current_app, jsonify, render_template, request, url_for
+from flask_babel import gettext as _  # type: ignore[import-untyped]
 from werkzeug.wrappers import Response
 
-from rules_core.alphabet import is_blank, label
+from rules_core.alphabet import BLANK, full_bag, is_blank, label
 from rules_core.board import SIZE, Board
 from rules_core.classic import ClassicGame, Turn
 from rules_core.duplicate import DuplicateGame, Round, rack_labels
 from rules_core.events import GameError
-from rules_core.master import placed_tiles
+from rules_core.master import leave_after, placed_tiles
 
+from ..records.timezone import local
 from ..services.games import Game
 from ..services.live import LiveGames
 from ..services.shared import services
@@ -46,26 +59,81 @@ def game_record(game_id: str) -> GameRecord:
         abort(404)
 
 
+def game_list() -> list[dict[str, Any]]:
+    """Every game for a list, newest first: id, name, mode, date (the venue's time), ended, table (a classic
+    game named for its table, "Mesa 3...", or the venue table whose camera follows it)."""
+    from .screens import TABLE_NAME, table_games
+
+    cameras = {game: number for number, game in table_games().items()}
+    rows = []
+    for g in sorted(services().games.store.games(), key=lambda g: g.created_at, reverse=True):
+        named = TABLE_NAME.search(g.name) if g.mode == "classic" else None
+        table = cameras.get(g.id) or (int(named.group(1)) if named else None)
+        ended = bool(g.snapshot.get("ended") or g.snapshot.get("finished"))
+        rows.append({"id": g.id, "name": g.name, "mode": g.mode, "created_at": local(g.created_at), "ended": ended,
+                     "table": table})  # fmt: skip
+    return rows
+
+
 def home() -> str:
     """The landing page: every game with its screen and results."""
-    games = services().games.store.games()
-    return render_template("home.html", games=list(reversed(games)))
+    return render_template("home.html", games=game_list())
 
 
 @bp.route("")
 def index() -> str:
     from .screens import venue_screens
 
-    games = services().games.store.games()
-    return render_template("display/index.html", games=list(reversed(games)), venue_screens=venue_screens())
+    return render_template("display/index.html", games=game_list(), venue_screens=venue_screens())
+
+
+ALTERNATE_SECONDS = 8  # the board, then the round's summary, each this long (``DISPLAY_ALTERNATE_SECONDS``)
+
+
+def alternate_seconds() -> int:
+    """``?alternar=N`` (2 to 120 seconds), else the app's ``DISPLAY_ALTERNATE_SECONDS``, else
+    ``$VEEDOR_DISPLAY_ALTERNATE_SECONDS``, else ``ALTERNATE_SECONDS``."""
+    for wanted in (request.args.get("alternar"), current_app.config.get("DISPLAY_ALTERNATE_SECONDS"),
+                   os.environ.get("VEEDOR_DISPLAY_ALTERNATE_SECONDS")):  # fmt: skip
+        if wanted is not None and str(wanted).isdigit() and 2 <= int(wanted) <= 120:
+            return int(wanted)
+    return ALTERNATE_SECONDS
+
+
+def render_screen(game_id: str, **page: Any) -> str:
+    """The screen page of ``game_id``: the room's (live), an overlay's or the broadcast's."""
+    record = game_record(game_id)
+    initial = page.pop("initial", None)
+    if initial is None:
+        initial = json.loads(screen_message(services().games, game_id, services().cameras.screen_note))
+    settings = {"view": "room", "part": None, "poll": None, "follow": None, **page}
+    return render_template("display/screen.html", game=record, initial=initial, alternate=alternate_seconds(), **settings)
 
 
 @bp.route("/<game_id>")
 def show(game_id: str) -> str | Response:
-    record = game_record(game_id)
-    games: LiveGames = services().games
-    note = services().cameras.screen_note
-    return render_template("display/screen.html", game=record, initial=json.loads(screen_message(games, game_id, note)))
+    return render_screen(game_id)
+
+
+@bp.get("/mesa/<int:number>")
+def table(number: int) -> str:
+    """A table's stable screen: the game the table plays now, followed from game to game."""
+    from .screens import table_game
+
+    follow = {"target": url_for("display.table_target", number=number), "screen": url_for("display.table", number=number)}
+    game_id = table_game(number)
+    if game_id is None:
+        name = _("Mesa %(n)s", n=number)
+        return render_template("display/waiting.html", name=name, target=follow["target"], screen=follow["screen"])
+    return render_screen(game_id, follow=follow)
+
+
+@bp.get("/mesa/<int:number>/objetivo")
+def table_target(number: int) -> Response:
+    """The game table ``number`` plays now: ``{"game": id or null}``."""
+    from .screens import FOLLOW_SECONDS, table_game
+
+    return jsonify({"game": table_game(number), "follow_seconds": FOLLOW_SECONDS})
 
 
 # -- what the screen shows ----------------------------------------------------------
@@ -98,6 +166,8 @@ def board_labels(board: Board) -> list[list[str]]:
 
 
 def duplicate_state(game: DuplicateGame) -> dict[str, Any]:
+    """The duplicate game as the room sees it: nothing private (no slip, no reason given by an
+    arbiter, no note): an annulled master or slip is only said to be annulled."""
     current = game.current
     announced = [r for r in game.rounds if r.master is not None]
     last = announced[-1] if announced else None
@@ -109,6 +179,7 @@ def duplicate_state(game: DuplicateGame) -> dict[str, Any]:
         phase = "ronda"
     else:
         phase = "maestra"
+    kept, new = announced_rack(game, current) if current else ([], [])
     return {
         "mode": "duplicate",
         "name": _game_name(game),
@@ -118,15 +189,78 @@ def duplicate_state(game: DuplicateGame) -> dict[str, Any]:
         "round": current.number if current else 0,
         "rounds": game.settings.rounds,
         "rack": rack_labels(current.rack) if current else [],
+        "rack_kept": kept,
+        "rack_new": new,
         "redraws": current.redraws if current else 0,
         "master": _master_json(last),
         "master_total": game.master_total,
         "submitted": len(current.slips) if current and current.master is None else 0,
         "players": len(game.players),
         "bag": len(game.bag),
-        "ended": game.end_reason,
-        "leaders": _leaders(game) if game.ended else [],
+        "ended": game.ended,
+        "summary": round_summary(game, last),
+        "standings": standings_json(game),
+        "tie_breaks": game.settings.tie_breaks,
     }
+
+
+def announced_rack(game: DuplicateGame, r: Round) -> tuple[list[str], list[str]]:
+    """The rack as the judge announces it (D.III.17): the tiles kept from the previous round,
+    in alphabetical order, then the new ones (also in order)."""
+    index = game.rounds.index(r)
+    if index == 0:
+        return [], rack_labels(r.rack)
+    before = game.rounds[index - 1]
+    if before.master is None:
+        return [], rack_labels(r.rack)
+    leave = Counter(leave_after(before.rack, placed_tiles(before.board, before.master)))
+    kept = Counter(r.rack) & leave
+    new = Counter(r.rack) - kept
+    return rack_labels(kept.elements()), rack_labels(new.elements())
+
+
+FEW_FINDERS = 3  # up to this many players who found the master are named
+
+
+def round_summary(game: DuplicateGame, r: Round | None) -> dict[str, Any] | None:
+    """The last published round told to the room: the master, who found it, the bonus,
+    the room's best play when it was not the master."""
+    if r is None or r.master is None:
+        return None
+    names = {p.id: p.name for p in game.players.values()}
+    scores = {p: r.results[p] for p in game.players if p in r.results}
+    found = sorted(names[p] for p, s in scores.items() if s.score == r.master_score and r.master_score > 0)
+    best_score = max((s.score for s in scores.values()), default=0)
+    best = None
+    if 0 < best_score < r.master_score:
+        who = sorted(names[p] for p, s in scores.items() if s.score == best_score)
+        play = next(s.play for s in scores.values() if s.score == best_score)
+        best = {"play": play or "", "score": best_score, "count": len(who), "names": who[:FEW_FINDERS]}
+    bonus = [{"name": names[p], "points": points} for p, points in game.bonuses(r).items()]
+    return {
+        "round": r.number, "play": r.master.notation, "score": r.master_score,
+        "annulled": r.annulled is not None, "found": len(found),
+        "finders": found if len(found) <= FEW_FINDERS else [],
+        "bonus": bonus, "best": best,
+    }  # fmt: skip
+
+
+def standings_json(game: DuplicateGame) -> list[dict[str, Any]]:
+    """Every player: rank, name, total, % of the masters' total, the last round's score and,
+    for the tie-breaks (D.III.28), masters matched, solo tops and the largest deficit."""
+    announced = [r for r in game.rounds if r.master is not None]
+    last = announced[-1] if announced else None
+    masters = game.master_total
+    lines = []
+    for s in game.standings():
+        scored = last.results.get(s.player) if last else None
+        lines.append({
+            "rank": s.rank, "name": s.name, "total": s.total,
+            "pct": round(100 * s.total / masters, 1) if masters else 0.0,
+            "round": scored.score if scored else 0, "bonus": s.bonus,
+            "masters": s.masters_matched, "solos": s.solo_tops, "deficit": s.max_deficit,
+        })  # fmt: skip
+    return lines
 
 
 def _game_name(game: Game) -> str:
@@ -146,11 +280,7 @@ def _master_json(r: Round | None) -> dict[str, Any] | None:
         return None
     uses_blank = any(is_blank(t) for t in placed_tiles(r.board, r.master))
     return {"round": r.number, "play": r.master.notation, "score": r.master.score,
-            "blank": uses_blank, "annulled": r.annulled}  # fmt: skip
-
-
-def _leaders(game: DuplicateGame) -> list[dict[str, Any]]:
-    return [{"rank": s.rank, "name": s.name, "total": s.total} for s in game.standings()[:10]]
+            "blank": uses_blank, "annulled": r.annulled is not None}  # fmt: skip
 
 
 def clock_state(game: Game, now: datetime) -> dict[str, Any]:
@@ -175,12 +305,15 @@ LAST_TURNS = 6
 
 
 def classic_state(game: Game) -> dict[str, Any]:
-    """A classic table: board, players, scores and last turns (``rules_core.classic``)."""
+    """A classic table: board, players, scores and spread, last turns, the unseen tiles
+    (bag and racks: every tile not on the board, by letter) and, at the end, the ending
+    reached (C.45) and the adjustments (racks left, overtime) the screen words."""
     assert isinstance(game, ClassicGame)
     names = game.players
     turns = game.turns
     played = [t for t in turns if t.action == "play" and not t.withdrawn]
     last = [[row, col] for row, col, _tile in played[-1].placed] if played else []
+    unseen = unseen_tiles(game.board)
     return {
         "mode": "classic",
         "name": game.state.title or f"{names[0]} – {names[1]}",
@@ -191,11 +324,28 @@ def classic_state(game: Game) -> dict[str, Any]:
         "players": [{"name": names[i], "score": game.scores[i]} for i in (0, 1)],
         "to_move": game.to_move,
         "bag": game.bag,
+        "unseen": unseen,
+        "unseen_count": sum(count for _label, count in unseen),
         "ended": game.finished,
         "ending": game.ending,
         "winner": game.winner() if game.finished else None,
+        "adjustments": [{"player": a.player, "kind": a.kind, "points": a.points, "rack": a.rack}
+                        for a in game.state.adjustments],  # fmt: skip
         "last_plays": [_turn_json(t, names) for t in reversed(turns[-LAST_TURNS:])],
     }
+
+
+def unseen_tiles(board: Board) -> list[tuple[str, int]]:
+    """The tiles not on the board (in the bag or on a rack), by letter in alphabetical
+    order, ``?`` the blanks last."""
+    left = Counter(full_bag())
+    for r in range(SIZE):
+        for c in range(SIZE):
+            tile = board[r, c]
+            if tile:
+                left[BLANK if is_blank(tile) else tile] -= 1
+    tiles = sorted((t for t, n in left.items() if n > 0), key=lambda t: (t == BLANK, t))
+    return [(label(t), left[t]) for t in tiles]
 
 
 def _turn_json(turn: Turn, names: tuple[str, str]) -> dict[str, Any]:

@@ -1,14 +1,13 @@
-"""Public results (``/results``): standings, rounds, players, CSV and a printable sheet.
+"""Public results (``/results``): standings, rounds, players, exports and a printable sheet.
 
 Read-only and fit for a phone. Only rounds whose master has been announced are
 shown: the slips of the round in play stay hidden until then (D.IV.32 publishes
-results per round and per player, bonuses marked, D.III.24).
+results per round and per player, bonuses marked, D.III.24). Tables download as XLSX
+or CSV (``records.exports``); a classic game's page is ``classic_results``.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,9 +15,12 @@ from flask import Blueprint, abort, render_template
 from werkzeug.wrappers import Response
 
 from rules_core.duplicate import NO_SLIP, DuplicateGame, Round, rack_labels
-from rules_core.results_csv import round_results_csv, standings_csv
+from rules_core.results_csv import round_results_table, standings_table
 
+from ..records.exports import table_download
+from ..records.timezone import local_now
 from ..services.shared import services
+from .classic_results import classic_page
 from .display import game_record
 
 bp = Blueprint("results", __name__, url_prefix="/results")
@@ -26,7 +28,7 @@ bp = Blueprint("results", __name__, url_prefix="/results")
 
 @bp.get("")
 def index() -> str:
-    records = [r for r in reversed(services().games.store.games()) if r.mode == "duplicate"]
+    records = list(reversed(services().games.store.games()))
     return render_template("results/index.html", games=records)
 
 
@@ -45,6 +47,8 @@ def announced(game: DuplicateGame) -> list[Round]:
 
 @bp.get("/<game_id>")
 def game(game_id: str) -> str:
+    if game_record(game_id).mode == "classic":
+        return classic_page(game_id)
     record, live = _with_game(game_id)
     with services().games.reading(game_id):
         context = standings_context(live)
@@ -153,36 +157,21 @@ def player_page(game_id: str, player: str) -> str:
                            chart=(CHART_W, CHART_H, CHART_LEFT, CHART_BOTTOM))  # fmt: skip
 
 
-@bp.get("/<game_id>/rondas.csv")
-def rounds_csv(game_id: str) -> Response:
-    _record, live = _with_game(game_id)
+@bp.get("/<game_id>/rondas.<any(csv, xlsx):kind>")
+def rounds_file(game_id: str, kind: str) -> Response:
+    """Every player's play in every announced round (the round in play stays hidden)."""
+    record, live = _with_game(game_id)
     with services().games.reading(game_id):
-        text = public_round_csv(live)
-    return _csv(text, "rondas.csv")
+        table = round_results_table(live, [r.number for r in announced(live)])
+    return table_download(record, "rondas", table, kind)
 
 
-@bp.get("/<game_id>/clasificacion.csv")
-def standings_csv_view(game_id: str) -> Response:
-    _record, live = _with_game(game_id)
+@bp.get("/<game_id>/clasificacion.<any(csv, xlsx):kind>")
+def standings_file(game_id: str, kind: str) -> Response:
+    record, live = _with_game(game_id)
     with services().games.reading(game_id):
-        text = standings_csv(live)
-    return _csv(text, "clasificacion.csv")
-
-
-def public_round_csv(game: DuplicateGame) -> str:
-    """``round_results_csv`` without the round in play (its slips are not public yet)."""
-    public = {str(r.number) for r in announced(game)}
-    rows = list(csv.reader(io.StringIO(round_results_csv(game))))
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerows([rows[0]] + [row for row in rows[1:] if row[0] in public])
-    return out.getvalue()
-
-
-def _csv(text: str, name: str) -> Response:
-    response = Response(text, mimetype="text/csv; charset=utf-8")
-    response.headers["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
+        table = standings_table(live)
+    return table_download(record, "clasificacion", table, kind)
 
 
 @bp.get("/<game_id>/imprimir")
@@ -199,4 +188,4 @@ def printable(game_id: str) -> str:
                 cells.append({"score": result.score, "bonus": live.bonuses(r).get(s.player, 0),
                               "top": result.score == r.master_score and r.master_score > 0})  # fmt: skip
             grid.append({"rank": s.rank, "name": s.name, "total": s.total, "cells": cells})
-    return render_template("results/print.html", game=record, grid=grid, **context)
+    return render_template("results/print.html", game=record, grid=grid, printed=local_now(), **context)

@@ -18,6 +18,7 @@ tournament.
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Final
 
@@ -47,6 +48,22 @@ def table_games() -> dict[int, str]:
     tables = [t for t in (venue.tables if venue is not None else ()) if t.camera in known]
     games = {t.number: cameras.game_of(t.camera) for t in tables}
     return {number: game for number, game in games.items() if game}
+
+
+TABLE_NAME = re.compile(r"\bmesa\s+(\d+)\b", re.IGNORECASE)
+
+
+def table_game(number: int) -> str | None:
+    """The game table ``number`` plays now: the game its venue camera is attached to, else the
+    newest classic game named for that table ("Mesa 3", "Mesa 3, ronda 2")."""
+    attached = table_games().get(number)
+    if attached:
+        return attached
+    for record in reversed(services().games.store.games()):
+        found = TABLE_NAME.search(record.name)
+        if record.mode == "classic" and found and int(found.group(1)) == number:
+            return record.id
+    return None
 
 
 def target(shows: str, now: float) -> str | None:

@@ -1,4 +1,7 @@
-/* The projection screen: board, round, rack, clock with the D.III.13 warnings, master play. */
+/* The projection screen: board, round, rack (D.III.17), clock with the D.III.13 warnings,
+   master play; after a master, the board in turn with the round's summary and the standings
+   (paged); a classic table's scores, last plays, unseen tiles and end. The same page serves
+   the overlays of a stream (one part, transparent) and the delayed broadcast view (polled). */
 (function () {
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
@@ -8,12 +11,30 @@
   var boardData = json("board-data");
   var fmt = window.VeedorLive.format;
   var B = window.VeedorBoard;
+  var F = window.VeedorFit;
+  var R = window.VeedorRoom;
+  var root = $("screen");
+  var view = root.dataset.view || "room";
+  var part = root.dataset.part || "";
+  var alternate = Math.max(2, Number(root.dataset.alternate) || 8) * 1000;
 
   var state = null;
   var clock = { state: "none" };
   var clockAt = performance.now();
+  var showing = "board";  // or "summary"
+  var page = 0;
+  var pageCount = 1;
+  var summaryKey = "";
+  var table = null;
 
   B.build($("board"), boardData.premiums, boardData.marks);
+
+  if (view === "overlay") {
+    document.body.classList.add("part-" + part);
+    Array.prototype.forEach.call(document.querySelectorAll(".part"), function (node) {
+      node.classList.toggle("shown", (node.dataset.part || "").split(" ").indexOf(part) >= 0);
+    });
+  }
 
   function setText(id, text) { var n = $(id); if (n.textContent !== text) { n.textContent = text; } }
 
@@ -32,7 +53,7 @@
   function tick() {
     var node = $("clock");
     var alert = $("alert");
-    var cls = "clock";
+    var cls = "clock part" + (node.classList.contains("shown") ? " shown" : "");
     var note = "";
     var big = "";
     if (!state || state.mode !== "duplicate" || clock.state === "none") {
@@ -51,7 +72,7 @@
     else if (left <= 60) { cls += " warn1"; note = T.one_minute; }
     if (node.className !== cls) { node.className = cls; }
     setText("clock-note", note);
-    if (big) {
+    if (big && view !== "overlay") {
       setText("alert", big);
       alert.className = "alert " + (big === T.alcen ? "alcen" : "tiempo");
       alert.hidden = false;
@@ -60,49 +81,52 @@
     }
   }
 
-  function renderRack(rack) {
+  function renderRack(s) {
     var node = $("rack");
-    var key = rack.join(",");
+    var kept = s.phase === "ronda" || s.phase === "maestra" ? s.rack_kept : [];
+    var fresh = s.phase === "ronda" || s.phase === "maestra" ? s.rack_new : [];
+    var key = kept.join(",") + "|" + fresh.join(",");
     if (node.dataset.key === key) { return; }
     node.dataset.key = key;
     node.textContent = "";
-    rack.forEach(function (label) { node.appendChild(B.tile(label, values)); });
+    kept.forEach(function (label) { node.appendChild(B.tile(label, values, "kept")); });
+    if (kept.length && fresh.length) { node.appendChild(B.el("span", "rack-gap")); }
+    fresh.forEach(function (label) { node.appendChild(B.tile(label, values)); });
   }
 
   function renderDuplicate(s) {
     setText("round", s.round ? (s.rounds ? fmt(T.round_of, { n: s.round, total: s.rounds }) : fmt(T.round, { n: s.round })) : T.waiting);
-    renderRack(s.phase === "ronda" ? s.rack : (s.phase === "maestra" ? s.rack : []));
+    renderRack(s);
     var master = $("master");
-    var showMaster = s.master && (s.phase === "maestra" || s.phase === "fin" || s.phase === "ronda");
+    var showMaster = Boolean(s.master);
     master.hidden = !showMaster;
     if (showMaster) {
       var current = s.phase !== "ronda";
-      master.className = "master" + (current ? " fresh" : " previous");
+      master.classList.toggle("fresh", current);
+      master.classList.toggle("previous", !current);
       setText("master-label", current ? T.master : fmt(T.master_of, { n: s.master.round }));
       setText("master-play", s.master.play);
       setText("master-score", fmt(T.points, { n: s.master.score }));
-      setText("master-total", fmt(T.total, { n: s.master_total }) + (s.master.annulled ? " · " + fmt(T.annulled, { why: s.master.annulled }) : ""));
-    }
-    var leaders = $("leaders");
-    leaders.hidden = s.phase !== "fin";
-    if (s.phase === "fin") {
-      leaders.textContent = "";
-      leaders.appendChild(B.el("h2", "", T.ended));
-      var list = B.el("ol", "");
-      s.leaders.forEach(function (l) {
-        var item = B.el("li", "");
-        item.appendChild(B.el("span", "rank", l.rank + "."));
-        item.appendChild(B.el("span", "name", l.name));
-        item.appendChild(B.el("span", "total", String(l.total)));
-        list.appendChild(item);
-      });
-      leaders.appendChild(list);
+      setText("master-total", fmt(T.total, { n: s.master_total }));
+      $("master-annulled").hidden = !s.master.annulled;
     }
     var foot = [];
     if (s.phase === "ronda") { foot.push(fmt(T.submitted, { n: s.submitted, total: s.players })); }
     if (s.redraws && s.phase === "ronda") { foot.push(fmt(T.redraws, { n: s.redraws })); }
-    foot.push(fmt(T.bag, { n: s.bag }));
+    foot.push(s.ended ? T.ended : fmt(T.bag, { n: s.bag }));
     setText("foot", foot.join(" · "));
+  }
+
+  /* The players as the list of plays names them: the first name, or the initials when both
+     players share it (the scores above carry the whole names). */
+  function shortNames(names) {
+    var first = names.map(function (n) { return n.split(/\s+/)[0]; });
+    var initials = names.map(function (n) {
+      return n.split(/[\s-]+/).filter(function (w) { return /^[A-ZÁÉÍÓÚÑÜ]/.test(w); }).map(function (w) { return w[0] + "."; }).join(" ") || n;
+    });
+    var out = {};
+    names.forEach(function (n, i) { out[n] = first[0] === first[1] && names[0] !== names[1] ? initials[i] : first[i]; });
+    return out;
   }
 
   function renderClassic(s) {
@@ -115,34 +139,134 @@
       row.appendChild(B.el("span", "score", String(p.score)));
       players.appendChild(row);
     });
+    var spread = s.players[0].score - s.players[1].score;
+    setText("spread", fmt(T.spread, { n: (spread > 0 ? "+" : "") + spread }));
     var list = $("last-plays");
     list.textContent = "";
+    var short = shortNames(s.players.map(function (p) { return p.name; }));
     s.last_plays.forEach(function (t) {
       var item = B.el("li", t.withdrawn ? "withdrawn" : "");
-      item.appendChild(B.el("span", "who", t.player));
+      item.appendChild(B.el("span", "who", short[t.player] || t.player));
       var what = t.kind === "pass" ? T.pass : (t.kind === "exchange" ? T.exchange + " " + t.count : t.text);
       item.appendChild(B.el("span", "what", what));
       item.appendChild(B.el("span", "pts", t.points === null ? "" : String(t.points)));
       list.appendChild(item);
     });
-    setText("foot", s.ended ? T.ended + (s.ending ? " · " + s.ending : "") : fmt(T.bag, { n: s.bag }));
+    var ending = $("ending");
+    ending.hidden = !s.ended;
+    ending.textContent = "";
+    if (s.ended) {
+      R.classicEnding(T, s).forEach(function (line) { ending.appendChild(B.el("p", line[0], line[1])); });
+    }
+    $("last-plays").hidden = s.ended && view !== "overlay";
+    $("unseen-head").hidden = s.ended;
+    $("unseen").hidden = s.ended;
+    setText("unseen-head", fmt(T.unseen, { n: s.unseen_count }));
+    R.renderUnseen($("unseen"), s);
+    setText("foot", s.ended ? T.ended : fmt(T.bag, { n: s.bag }));
   }
 
+  /* -- the board in turn with the summary and the standings ------------------------------ */
+
+  function hasSummary(s) {
+    return s && s.mode === "duplicate" && (s.phase === "maestra" || s.phase === "fin") && s.standings.length > 0;
+  }
+
+  function layoutSummary() {
+    var box = $("summary-view");
+    if (box.hidden || !table) { return; }
+    var pages = [];
+    if ($("standings").hidden) { F.shrink(box); setText("page-note", ""); return; }
+    F.shrink(box, function () {
+      pages = F.pages($("standings"), table.head, table.rows);
+      pageCount = pages.length;
+      F.show(table.rows, pages[page % pageCount] || []);
+    });
+    setText("page-note", pageCount > 1 ? fmt(T.page, { n: page % pageCount + 1, total: pageCount }) : "");
+  }
+
+  function renderStage() {
+    var s = state;
+    var overlayPart = view === "overlay" && (part === "summary" || part === "standings");
+    var summary = hasSummary(s) || (overlayPart && s.mode === "duplicate" && Boolean(s.summary));  // an overlay keeps it
+    var wantSummary = summary && (showing === "summary" || overlayPart);
+    $("summary-view").hidden = !wantSummary;
+    $("board-wrap").hidden = wantSummary && view !== "overlay";
+    if (!wantSummary) { return; }
+    var final = s.phase === "fin";
+    var title = fmt(T.summary_of, { n: s.summary ? s.summary.round : s.round });
+    setText("summary-title", final ? T.final_standings : (view === "overlay" && part === "standings" ? T.standings : title));
+    $("round-summary").hidden = final || (view === "overlay" && part !== "summary");
+    $("standings").hidden = view === "overlay" && part !== "standings";
+    R.renderSummary($("round-summary"), T, s);
+    table = R.renderStandings($("standings"), T, s, final);
+    layoutSummary();
+  }
+
+  function turn() {
+    if (!hasSummary(state)) { showing = "board"; return; }
+    if (view === "overlay") { page += 1; renderStage(); return; }
+    if (showing === "board") { showing = "summary"; page = 0; }  // the summary and every page, then the board
+    else if (page + 1 < pageCount) { page += 1; }
+    else { showing = "board"; }
+    renderStage();
+    fitSide();
+  }
+
+  function fitSide() { F.shrink($("side")); }
+
   function apply(message) {
+    var before = state;
     state = message.state;
     clock = message.clock;
     clockAt = performance.now();
-    document.body.className = "screen mode-" + state.mode + " phase-" + state.phase;
-    setText("game-name", state.name);
+    document.body.className = "screen" + (view === "overlay" ? " overlay part-" + part : "") + " mode-" + state.mode + " phase-" + state.phase;
+    setText("game-name", state.name + (message.delay ? " · " + fmt(T.delayed, { n: message.delay }) : ""));
     var cameraDown = Boolean(message.camera && !message.camera.signal);  // never a possibly stale board
     $("camera-down").hidden = !cameraDown;
     $("board").hidden = cameraDown;
     B.render($("board"), state.board, state.last, values);
     if (state.mode === "duplicate") { renderDuplicate(state); } else { renderClassic(state); }
+    if ($("analysis")) { R.renderAnalysis($("analysis"), T, message.analysis || null); }
+    var key = hasSummary(state) ? state.phase + ":" + (state.summary ? state.summary.round : 0) : "";
+    if (key && key !== summaryKey) { showing = "summary"; page = 0; }  // a new master: its summary at once
+    if (!key) { showing = "board"; }
+    summaryKey = key;
+    renderStage();
     tick();
+    fitSide();
+    return before;
+  }
+
+  function poll(url) {
+    var last = "";
+    function once() {
+      fetch(url, { cache: "no-store" })
+        .then(function (r) { if (!r.ok) { throw new Error(String(r.status)); } return r.text(); })
+        .then(function (text) {
+          $("reconnecting").hidden = true;
+          if (text !== last) { last = text; apply(JSON.parse(text)); }
+        })
+        .catch(function () { $("reconnecting").hidden = false; })
+        .then(function () { window.setTimeout(once, 1000); });
+    }
+    window.setTimeout(once, 1000);
   }
 
   apply(json("initial"));
   setInterval(tick, 200);
-  window.VeedorLive.connect($("screen").dataset.stream, apply, function (ok) { $("reconnecting").hidden = ok; });
+  var turner = setInterval(turn, alternate);
+  document.addEventListener("keydown", function (event) {  // the operator moves on by hand: space or arrow
+    if (event.key === " " || event.key === "ArrowRight") {
+      clearInterval(turner);
+      turn();
+      turner = setInterval(turn, alternate);
+    }
+  });
+  window.addEventListener("resize", function () { layoutSummary(); fitSide(); });
+  if (root.dataset.poll) {
+    poll(root.dataset.poll);
+  } else {
+    window.VeedorLive.connect(root.dataset.stream, apply, function (ok) { $("reconnecting").hidden = ok; });
+  }
 })();

@@ -1,0 +1,132 @@
+"""A duplicate game's player list as an arbiter pastes it: typed, or copied from a spreadsheet.
+
+One player a line. A line is either cells separated by tabs or semicolons (a
+spreadsheet's copy or a CSV export): table, name, club, federation id, in that order
+unless a header line names them (``mesa``/``table``, ``nombre``/``jugador``/``name``,
+``club``, ``federacion``/``licencia``/``id``); or free text ``[table] name``. A line
+without a table takes the next free number. Problems are said in the arbiter's terms
+("la mesa 4 está repetida: Ana y Bruno"), all at once, and nothing is cut silently.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Final
+
+MAX_PLAYERS: Final = 500  # a very large open; the console pages its lists
+MAX_NAME: Final = 100  # characters of a name (the screens wrap, the slips print it)
+MAX_FIELD: Final = 60  # club, federation id
+MAX_TABLE: Final = 9999  # a slip's table box holds four digits
+_SEPARATOR: Final = re.compile(r"\t|;")
+_HEADERS: Final = {
+    "table": ("mesa", "table", "n", "no", "num", "numero"),
+    "name": ("nombre", "jugador", "jugadora", "name", "player", "apellidos y nombre", "nombre y apellidos"),
+    "club": ("club",),
+    "federation_id": ("federacion", "licencia", "id", "ficha", "federation id", "id federativo"),
+}
+
+
+@dataclass(frozen=True)
+class ListedPlayer:
+    line: int  # the line of the pasted text (1-based)
+    table: int
+    name: str
+    club: str = ""
+    federation_id: str = ""
+
+
+class PlayerListError(ValueError):
+    """The problems of a pasted list, one a line (``problems``), in the arbiter's terms."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+def parse_player_list(text: str, first_table: int = 1, taken: dict[int, str] | None = None) -> list[ListedPlayer]:
+    """The players of ``text`` (see the module docstring); ``taken`` maps the tables
+    already used in the game to their players. PlayerListError lists every problem."""
+    lines = [(number, line) for number, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    columns = _columns(lines[0][1]) if lines else None
+    if columns is not None:
+        lines = lines[1:]
+    players: list[ListedPlayer] = []
+    problems: list[str] = []
+    table = first_table
+    for number, line in lines:
+        try:
+            player = _player(number, line, columns, table)
+        except ValueError as error:
+            problems.append(f"línea {number}: {error}")
+            continue
+        players.append(player)
+        table = player.table + 1
+    problems += _repeated_tables(players, taken or {})
+    if len(players) > MAX_PLAYERS:
+        problems.append(f"{len(players)} jugadores: como mucho {MAX_PLAYERS} por partida")
+    if problems:
+        raise PlayerListError(problems)
+    return players
+
+
+def _columns(line: str) -> dict[str, int] | None:
+    """The columns a header line names, or None when the first line is a player."""
+    cells = [_plain(cell) for cell in _SEPARATOR.split(line)] if _SEPARATOR.search(line) else [_plain(line)]
+    found = {key: cells.index(name) for key, names in _HEADERS.items() for name in names if name in cells}
+    return found if "name" in found else None
+
+
+def _player(number: int, line: str, columns: dict[str, int] | None, next_table: int) -> ListedPlayer:
+    if _SEPARATOR.search(line):
+        cells = [cell.strip() for cell in _SEPARATOR.split(line)]
+        order = columns or {"table": 0, "name": 1, "club": 2, "federation_id": 3}
+        if columns is None and cells and cells[0] and not cells[0].isdigit():
+            order = {"name": 0, "club": 1, "federation_id": 2}  # no table column: name first
+        cell = {key: cells[i] if i < len(cells) else "" for key, i in order.items()}
+    else:
+        head, _sep, rest = line.strip().partition(" ")
+        cell = {"table": head, "name": rest} if head.isdigit() and rest.strip() else {"name": line}
+    return ListedPlayer(number, _table(cell.get("table", ""), next_table), _name(cell.get("name", "")),
+                        _field(cell.get("club", ""), "el club"), _field(cell.get("federation_id", ""), "la licencia"))
+
+
+def _table(text: str, next_table: int) -> int:
+    text = text.strip()
+    if not text:
+        return next_table
+    if not text.isdigit() or not 1 <= int(text) <= MAX_TABLE:
+        raise ValueError(f"la mesa {text!r} no es un número de 1 a {MAX_TABLE}")
+    return int(text)
+
+
+def _name(text: str) -> str:
+    name = " ".join(text.split())
+    if not name:
+        raise ValueError("falta el nombre")
+    if len(name) > MAX_NAME:
+        raise ValueError(f"el nombre tiene {len(name)} caracteres; como mucho {MAX_NAME}")
+    return name
+
+
+def _field(text: str, what: str) -> str:
+    value = " ".join(text.split())
+    if len(value) > MAX_FIELD:
+        raise ValueError(f"{what} tiene {len(value)} caracteres; como mucho {MAX_FIELD}")
+    return value
+
+
+def _repeated_tables(players: list[ListedPlayer], taken: dict[int, str]) -> list[str]:
+    problems, seen = [], dict(taken)
+    for player in players:
+        if player.table in seen:
+            problems.append(f"la mesa {player.table} está repetida: {seen[player.table]} y {player.name}")
+        else:
+            seen[player.table] = player.name
+    return problems
+
+
+def _plain(text: str) -> str:
+    folded = unicodedata.normalize("NFKD", text.strip().lower()).encode("ascii", "ignore").decode()
+    return " ".join(folded.replace(".", " ").replace("º", "").split())

@@ -1,0 +1,135 @@
+"""Absolute-board notation (D.III.20.1.c): slips printed with a 15x15 board, filled in, scanned, read back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models.slips.cases import REAL
+from rules_core.cgp import Position
+from rules_core.lexicon import Lexicon
+from rules_core.movegen import generate_plays
+from rules_core.notation import Play
+from vision.slips import absolute, synthetic
+from vision.slips import handwriting as hw
+from vision.slips.ingest import split_pages
+from vision.slips.printing import pads, slips_pdf
+from vision.slips.reader import LocatedSlip, SlipReader, locate_slips
+from webapp.cli import main as cli
+
+CHORIZO = "15/15/15/15/15/15/15/5[CH]ORIZO4/15/15/15/15/15/15/15 AACSEIO 0/0 0"
+BLANK_RACK = "15/15/15/15/15/15/15/5[CH]ORIZO4/15/15/15/15/15/15/15 AAC?EIO 0/0 0"
+
+
+@pytest.fixture(scope="module")
+def reader(file2017: Lexicon) -> SlipReader:
+    return SlipReader(file2017)
+
+
+@pytest.fixture(scope="module")
+def printed() -> LocatedSlip:
+    """The first slip of the printed PDF of absolute slips, rasterised as the ingest does."""
+    page = next(iter(split_pages(slips_pdf(pads("p7", "Open", [("j1", "Ana", 1)], 2), absolute=True), "a.pdf")))
+    return locate_slips(page)[0]
+
+
+def test_the_pdf_holds_four_absolute_slips_a_page_and_ordinary_slips_have_no_board() -> None:
+    pdf = slips_pdf(pads("p7", "Open", [("j1", "Ana", 1)], 5), absolute=True)
+    pages = list(split_pages(pdf, "a.pdf"))
+    assert len(pages) == 2
+    found = locate_slips(pages[0])
+    assert len(found) == 4 and all(s.board is not None and s.qr == ("p7", 1, "j1") for s in found)
+    assert all(absolute.written_cells(s.board) == [] for s in found)  # tints and printed lines are no writing
+    plain = locate_slips(next(iter(split_pages(slips_pdf(pads("p7", "Open", [("j1", "Ana", 1)], 1)), "b.pdf"))))
+    assert len(plain) == 1 and plain[0].board is None
+
+
+def test_print_slips_absolute_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    players = tmp_path / "jugadores.json"
+    players.write_text(json.dumps([{"id": "j1", "name": "Ana", "table": 1}, {"id": "j2", "name": "Bea", "table": 2}]))
+    out = tmp_path / "absolutas.pdf"
+    assert cli(["print-slips", "--players", str(players), "--game", "p1", "--absolute", "--per-player", "4",
+                "-o", str(out)]) == 0  # fmt: skip
+    assert out.read_bytes()[:5] == b"%PDF-" and "2 páginas" in capsys.readouterr().out
+
+
+def _read(reader: SlipReader, board: np.ndarray, cgp: str, seed: int, *plays: Play, writer: hw.Writer,
+          unmark: bool = False):  # fmt: skip
+    position = Position.from_cgp(cgp)
+    rng = np.random.default_rng(seed)
+    filled = board
+    for play in plays:
+        filled = absolute.fill_grid(filled, play, writer, rng, unmark=unmark)
+    scan = synthetic.scan(filled, rng)
+    return reader.read_slip(scan, lambda _: (position.board, position.rack))[0]
+
+
+def test_an_absolute_slip_filled_with_real_characters_is_read_back(reader: SlipReader, printed: LocatedSlip) -> None:
+    """Printed, rasterised, filled in on its board with the held-out real characters, scanned, read."""
+    position = Position.from_cgp(CHORIZO)
+    plays = generate_plays(position.board, position.rack, reader.lexicon)
+    real = hw.load_real_writer(REAL, "test")
+    result = _read(reader, printed.board, CHORIZO, 4, plays[4].play, writer=real)
+    assert result.player == "j1"  # its QR code read
+    assert result.verdict == "accepted" and result.decision.play == plays[4].notation == "12G ASOCIE"
+    assert result.decision.score == plays[4].score
+
+
+def test_every_reading_is_the_play_or_flagged(reader: SlipReader, printed: LocatedSlip) -> None:
+    """Whatever the recogniser makes of small letters, a correctly written board is never scored wrong."""
+    position = Position.from_cgp(CHORIZO)
+    plays = generate_plays(position.board, position.rack, reader.lexicon)
+    real = hw.load_real_writer(REAL, "test")
+    for seed in range(4):
+        result = _read(reader, printed.board, CHORIZO, 10 + seed, plays[seed].play, writer=real)
+        assert result.verdict == "flagged" or (result.decision.play, result.decision.score) == (
+            plays[seed].notation, plays[seed].score)
+
+
+def test_a_board_with_two_words_is_several_plays(reader: SlipReader, printed: LocatedSlip) -> None:
+    writer = hw.HersheyWriter(hw.TRAIN_HERSHEY[0])
+    result = _read(reader, printed.board, CHORIZO, 1, Play.from_notation("12G ASOCIE"),
+                   Play.from_notation("C2 CASA"), writer=writer)  # fmt: skip
+    assert result.verdict == "flagged" and "several_plays" in result.flags
+
+
+def test_a_circled_blank_is_read_and_an_unmarked_one_caught(reader: SlipReader, printed: LocatedSlip) -> None:
+    writer = hw.HersheyWriter(hw.TRAIN_HERSHEY[1])
+    play = Play.from_notation("12G AsOCIA")  # the S from the blank of AAC?EIO
+    circled = _read(reader, printed.board, BLANK_RACK, 3, play, writer=writer)
+    assert circled.verdict in ("accepted", "flagged")
+    if circled.verdict == "accepted":
+        assert circled.decision.play == "12G AsOCIA"
+    unmarked = _read(reader, printed.board, BLANK_RACK, 3, play, writer=writer, unmark=True)
+    assert unmarked.verdict == "flagged" or unmarked.decision.score == 0
+
+
+def test_grid_candidates_cover_the_written_squares(file2017: Lexicon) -> None:
+    position = Position.from_cgp(CHORIZO)
+    placed = absolute.placements(position.board, position.rack, file2017)
+    squares = Play.from_notation("12G ASOCIE").squares()
+    cands = absolute.grid_candidates(position.board, placed, squares, 0)
+    assert "ASOCIE" in cands.index and cands.candidates[cands.index["ASOCIE"]].play == "12G ASOCIE"
+    assert all(len(absolute._split_forms(c.text)) == len(squares) for c in cands.candidates)
+    assert absolute.coordinate_of(squares) == "12G" and absolute.coordinate_of([(7, 7), (7, 8)]) == "H8"
+    assert absolute.in_one_line([(1, 1), (2, 2)]) is None
+
+
+def test_relative_notation_goes_to_the_arbiter(file2017: Lexicon, printed: LocatedSlip) -> None:
+    """D.III.20.1.d: where the organiser allows the relative-board notation, every slip is the arbiter's."""
+    reader = SlipReader(file2017)
+    reader.relative_notation = True
+    result = _read(reader, printed.board, CHORIZO, 4, Play.from_notation("12G ASOCIE"),
+                   writer=hw.HersheyWriter(hw.TRAIN_HERSHEY[0]))  # fmt: skip
+    assert result.verdict == "flagged" and "relative_notation" in result.flags
+
+
+def test_the_arbiter_is_shown_the_board(reader: SlipReader, printed: LocatedSlip) -> None:
+    result = _read(reader, printed.board, CHORIZO, 4, Play.from_notation("12G ASOCIE"),
+                   writer=hw.HersheyWriter(hw.TRAIN_HERSHEY[0]))  # fmt: skip
+    assert result.rectified is not None and result.rectified.shape[1] > 1400  # the whole absolute slip
+    x0, y0, x1, y1 = result.play_box
+    assert x1 - x0 > 400 and y1 - y0 > 400 and x1 <= result.rectified.shape[1] and y1 <= result.rectified.shape[0]

@@ -1,0 +1,374 @@
+"""Absolute-board notation (FILE duplicate D.III.20.1.c): the play written on a printed 15x15 board.
+
+An absolute slip is the usual slip (``layout``: same markers 0-3, QR code, boxes, in the same
+place) with a board to its right: the slip frame goes on to ``ABS_W`` mm, two more markers
+(ids 4 and 5, ``MARKERS``) mark the board's side, and the grid (``GRID_X0``, ``GRID_Y0``,
+``CELL``) has its coordinates printed around it and its premium squares lightly tinted. The
+player writes each letter of the main word in its square, a blank's letter circled.
+
+Reading (``SlipReader`` does it when a slip's board side carries marker 4 or 5): the board is
+straightened with the same homography as the slip (``rectify_board``), the written squares
+found (``written_cells``: enough ink inside a square, tints and printed lines ignored); written
+squares not all in one line are ``several_plays`` (D.III.20.2). Otherwise the squares' crops
+are joined in reading order into one line and scored against the legal plays whose main word
+covers those squares and whose new tiles are all written (``grid_candidates``), with the same
+decoding as a written play (``decoder.score_line``, ``decide_scored``): the same verdicts and
+flags (an uncircled blank of the rack: ``unmarked_blank``; a reading that is no legal play:
+scored 0 as written with the squares' coordinate, or ``illegible``).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Final
+
+import cv2
+import numpy as np
+
+from rules_core.alphabet import BLANK, Tile, label
+from rules_core.board import PREMIUMS, ROW_LABELS, Board, Premium
+from rules_core.lexicon import Lexicon
+from rules_core.movegen import ScoredPlay, generate_plays
+from rules_core.notation import Play
+
+from . import ctc, layout, tokens
+from .decoder import Candidate, CandidateSet, Decision, Scored, Thresholds, decide_scored
+
+ABS_W: Final = 190.0  # the absolute slip's width, mm (its height is layout.SLIP_H)
+CELL: Final = 4.2  # a square of the printed board, mm
+GRID_X0: Final = 110.0
+GRID_Y0: Final = 5.5
+GRID_SIDE: Final = 15 * CELL
+MARKERS: Final = {4: (178.0, 3.0), 5: (178.0, 58.0)}  # top-left corners of the board side's markers
+TINT: Final = {Premium.DOUBLE_LETTER: 240, Premium.TRIPLE_LETTER: 232, Premium.DOUBLE_WORD: 236,
+               Premium.TRIPLE_WORD: 228}  # fmt: skip
+INK_CONTRAST: Final = 55  # grey levels under the paper that count as a pen's ink (tints are lighter)
+FAINT_CONTRAST: Final = 32  # the least contrast taken as ink, for a faint pencil (the darkest tint is 27 under)
+SquareT = tuple[int, int]
+
+
+def cell_box(row: int, col: int, px_per_mm: float = layout.PX_PER_MM, inset: float = 0.0) -> tuple[int, int, int, int]:
+    """(x0, y0, x1, y1) px of a square in the absolute slip's frame."""
+    x0, y0 = GRID_X0 + col * CELL + inset, GRID_Y0 + row * CELL + inset
+    s = px_per_mm
+    return (int(round(x0 * s)), int(round(y0 * s)), int(round((x0 + CELL - 2 * inset) * s)),
+            int(round((y0 + CELL - 2 * inset) * s)))  # fmt: skip
+
+
+def _paste_marker(image: np.ndarray, marker_id: int, x: float, y: float, s: float) -> None:
+    bits = layout.marker_bits(marker_id)
+    cell = layout.MARKER / bits.shape[0]
+    for r in range(bits.shape[0]):
+        for c in range(bits.shape[1]):
+            if not bits[r, c]:
+                image[int(round((y + r * cell) * s)) : int(round((y + (r + 1) * cell) * s)),
+                      int(round((x + c * cell) * s)) : int(round((x + (c + 1) * cell) * s))] = 0  # fmt: skip
+
+
+def render_absolute_slip(info: layout.SlipInfo, px_per_mm: float = layout.PX_PER_MM) -> np.ndarray:
+    """The printed absolute slip (``ABS_W`` x ``SLIP_H`` mm) as grey uint8, nothing written."""
+    s = px_per_mm
+    left = layout.render_slip(info, s)
+    image = np.full((left.shape[0], int(round(ABS_W * s))), 255, np.uint8)
+    image[:, : left.shape[1]] = left
+    for marker_id, (x, y) in MARKERS.items():
+        _paste_marker(image, marker_id, x, y, s)
+    for row in range(15):
+        for col in range(15):
+            premium = PREMIUMS[row][col]
+            if premium in TINT:
+                x0, y0, x1, y1 = cell_box(row, col, s)
+                image[y0:y1, x0:x1] = TINT[premium]
+    for i in range(16):
+        x = int(round((GRID_X0 + i * CELL) * s))
+        y = int(round((GRID_Y0 + i * CELL) * s))
+        cv2.line(image, (x, int(GRID_Y0 * s)), (x, int((GRID_Y0 + GRID_SIDE) * s)), 120, 1)
+        cv2.line(image, (int(GRID_X0 * s), y), (int((GRID_X0 + GRID_SIDE) * s), y), 120, 1)
+    font, scale = cv2.FONT_HERSHEY_SIMPLEX, 0.045 * s
+    for i in range(15):
+        text = str(i + 1)
+        width = cv2.getTextSize(text, font, scale, 1)[0][0]
+        cx = int(round((GRID_X0 + (i + 0.5) * CELL) * s - width / 2))
+        cv2.putText(image, text, (cx, int((GRID_Y0 - 0.8) * s)), font, scale, 60, 1, cv2.LINE_AA)
+        cy = int(round((GRID_Y0 + (i + 0.5) * CELL + 0.8) * s))
+        cv2.putText(image, ROW_LABELS[i], (int((GRID_X0 - 3.2) * s), cy), font, scale, 60, 1, cv2.LINE_AA)
+    return image
+
+
+def board_box(px_per_mm: float = layout.PX_PER_MM) -> tuple[int, int, int, int]:
+    """The board with its printed coordinates, (x0, y0, x1, y1) px of the absolute slip's frame."""
+    s = px_per_mm
+    return (int((GRID_X0 - 4.0) * s), int((GRID_Y0 - 3.5) * s), int((GRID_X0 + GRID_SIDE + 0.5) * s),
+            int(min(layout.SLIP_H, GRID_Y0 + GRID_SIDE + 0.5) * s))  # fmt: skip
+
+
+def rectify_board(gray: np.ndarray, slip_from_image: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> np.ndarray | None:
+    """The absolute slip's whole frame (``ABS_W`` x ``SLIP_H`` mm) straightened by the slip's homography,
+    or None when the scan shows no board side (an ordinary slip: only the strip where markers 4 and 5
+    would be is straightened and looked at, which costs little)."""
+    scale = np.diag([px_per_mm, px_per_mm, 1.0])
+    strip_x = MARKERS[4][0] - 3.0
+    shift = np.array([[1.0, 0.0, -strip_x * px_per_mm], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    strip_size = (int(round((ABS_W - strip_x) * px_per_mm)), int(round(layout.SLIP_H * px_per_mm)))
+    strip = cv2.warpPerspective(gray, shift @ scale @ slip_from_image, strip_size, flags=cv2.INTER_AREA,
+                                borderMode=cv2.BORDER_CONSTANT, borderValue=255)  # fmt: skip
+    if not _board_markers(strip):
+        return None
+    size = (int(round(ABS_W * px_per_mm)), int(round(layout.SLIP_H * px_per_mm)))
+    return cv2.warpPerspective(gray, scale @ slip_from_image, size, flags=cv2.INTER_AREA,
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=255)  # fmt: skip
+
+
+def _board_markers(strip: np.ndarray) -> bool:
+    """Whether marker 4 or 5 is on the strip."""
+    dictionary = cv2.aruco.getPredefinedDictionary(layout.MARKER_DICT)
+    detector = cv2.aruco.ArucoDetector(dictionary, cv2.aruco.DetectorParameters())
+    _, ids, _ = detector.detectMarkers(strip)
+    return ids is not None and any(int(i) in MARKERS for i in ids.ravel())
+
+
+def _paper(frame: np.ndarray, px_per_mm: float) -> float:
+    x0, y0, _, _ = cell_box(0, 0, px_per_mm)
+    region = frame[y0 : int(round((GRID_Y0 + GRID_SIDE) * px_per_mm)), x0 : int(round((GRID_X0 + GRID_SIDE) * px_per_mm))]
+    return float(np.percentile(region, 90))
+
+
+def written_cells(frame: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> list[SquareT]:
+    """The squares with writing in them: ink (``INK_CONTRAST`` under the paper, less for a faint pencil but
+    never under ``FAINT_CONTRAST``) over 1.2 % of a square's
+    inside, as a stroke at least 40 % of the square high or over 8 % of it (a stroke straying over a
+    line from the next square is short)."""
+    paper = _paper(frame, px_per_mm)
+    insides = {(row, col): frame[slice(*cell_box(row, col, px_per_mm, inset=0.6)[1::2]),
+                                 slice(*cell_box(row, col, px_per_mm, inset=0.6)[0::2])]
+               for row in range(15) for col in range(15)}  # fmt: skip
+    darkest = float(np.percentile(np.concatenate([v.ravel() for v in insides.values()]), 0.1))
+    threshold = max(FAINT_CONTRAST, min(INK_CONTRAST, 0.45 * (paper - darkest)))
+    amounts: dict[SquareT, float] = {}
+    for row in range(15):
+        for col in range(15):
+            inside = insides[(row, col)]
+            ink = (paper - inside.astype(np.float32)) > threshold
+            if ink.mean() < 0.012:
+                continue
+            count, _, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+            big = [i for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] >= 10]
+            if any(stats[i, cv2.CC_STAT_HEIGHT] >= 0.4 * ink.shape[0] for i in big) or ink.mean() >= 0.08:
+                amounts[(row, col)] = float(ink.mean())
+    return sorted(amounts)
+
+
+def in_one_line(squares: Sequence[SquareT]) -> bool | None:
+    """True across, False down, None when the squares are not all in one row or one column."""
+    rows, cols = {r for r, _ in squares}, {c for _, c in squares}
+    if len(rows) == 1:
+        return True
+    if len(cols) == 1:
+        return False
+    return None
+
+
+def cells_line(frame: np.ndarray, squares: Sequence[SquareT], px_per_mm: float = layout.PX_PER_MM) -> np.ndarray:
+    """The written squares' crops side by side in reading order (grey, tints and printed lines whitened)."""
+    paper = _paper(frame, px_per_mm)
+    crops = []
+    for row, col in squares:
+        x0, y0, x1, y1 = cell_box(row, col, px_per_mm, inset=0.35)
+        crop = frame[y0:y1, x0:x1].astype(np.float32)
+        crop = np.where(paper - crop > 40, crop, paper)
+        cols = np.nonzero(((paper - crop) > INK_CONTRAST).any(axis=0))[0]
+        if len(cols):
+            crop = crop[:, max(0, cols[0] - 3) : cols[-1] + 4]
+        crops.append(crop)
+        crops.append(np.full((crop.shape[0], max(3, crop.shape[0] // 6)), paper, np.float32))
+    return np.clip(np.hstack(crops[:-1]), 0, 255).astype(np.uint8)
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A legal play with its main word's squares and the squares of its new tiles."""
+
+    sp: ScoredPlay
+    squares: tuple[SquareT, ...]
+    new: frozenset[SquareT]
+
+
+def placements(board: Board, rack: Sequence[Tile], lexicon: Lexicon) -> list[Placed]:
+    out = []
+    for sp in generate_plays(board, rack, lexicon):
+        squares = tuple(sp.play.squares())
+        out.append(Placed(sp, squares, frozenset(sq for sq in squares if board[sq] == 0)))
+    return out
+
+
+def grid_candidates(board: Board, placed: Sequence[Placed], written: Sequence[SquareT], rack_blanks: int) -> CandidateSet:
+    """The written forms (the letters of the written squares, in order) of every legal play whose main
+    word covers the written squares and whose new tiles are all written: as notated (blanks circled),
+    board blanks unmarked, and rack blanks unmarked (``unmarked_blank``)."""
+    wanted = set(written)
+    forms: dict[str, Candidate] = {}
+    later = []
+    for p in placed:
+        if not wanted <= set(p.squares) or not p.new <= wanted:
+            continue
+        notated, plain, unmarked = [], [], []
+        for square, tile in zip(p.squares, p.sp.word):
+            if square not in wanted:
+                continue
+            text = label(tile)
+            notated.append(text)
+            plain.append(text.upper() if board[square] != 0 else text)
+            unmarked.append(text.upper())
+        for word in dict.fromkeys(("".join(notated), "".join(plain))):
+            forms.setdefault(word, Candidate(word, "play", p.sp.notation, p.sp.score))
+        if "".join(unmarked) != "".join(plain):
+            later.append(Candidate("".join(unmarked), "unmarked_blank", p.sp.notation, p.sp.score))
+    for cand in later:
+        forms.setdefault(cand.text, cand)
+    candidates = list(forms.values())
+    trie = ctc.TokenTrie.build(tokens.encode(c.text) for c in candidates)
+    return CandidateSet(candidates, {c.text: i for i, c in enumerate(candidates)}, trie, rack_blanks)
+
+
+def coordinate_of(written: Sequence[SquareT]) -> str:
+    """The coordinate the written squares start at: ``H8`` across, ``8H`` down (across for one square)."""
+    across = in_one_line(written) is not False or len(written) == 1
+    row, col = min(written)
+    return Play(row, col, not across, ()).coordinate()
+
+
+class PlacementCache:
+    """Legal plays with their squares, per position (every slip of a round shares them)."""
+
+    def __init__(self, size: int = 8) -> None:
+        self._size = size
+        self._sets: OrderedDict[tuple[bytes, tuple[Tile, ...], str], list[Placed]] = OrderedDict()
+
+    def get(self, board: Board, rack: Sequence[Tile], lexicon: Lexicon) -> list[Placed]:
+        key = (board.to_bytes(), tuple(sorted(rack)), lexicon.name)
+        if key not in self._sets:
+            self._sets[key] = placements(board, rack, lexicon)
+            while len(self._sets) > self._size:
+                self._sets.popitem(last=False)
+        self._sets.move_to_end(key)
+        return self._sets[key]
+
+
+FORMS: Final = tuple(tokens.CAPITALS) + ("CH", "LL", "RR") + tuple(tokens.CIRCLED) + ("ch", "ll", "rr")
+
+
+def cell_crop(frame: np.ndarray, square: SquareT, paper: float, px_per_mm: float = layout.PX_PER_MM) -> np.ndarray:
+    """A written square's inside, grey, with its tint and printed lines whitened."""
+    x0, y0, x1, y1 = cell_box(square[0], square[1], px_per_mm, inset=0.35)
+    crop = frame[y0:y1, x0:x1].astype(np.float32)
+    crop = np.where(paper - crop > 40, crop, paper)
+    pad = max(2, crop.shape[0] // 5)
+    crop = cv2.copyMakeBorder(crop, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=paper)
+    return np.clip(crop, 0, 255).astype(np.uint8)
+
+
+def cell_scores(crop_outputs: Sequence[Sequence[np.ndarray]]) -> list[dict[str, float]]:
+    """For each written square, the log-probability of every form a tile may take in it (``FORMS``),
+    the mean over the views of the square (each a (T, C) output of the recogniser)."""
+    trie = _forms_trie()
+    out = []
+    for outputs in crop_outputs:
+        values = np.mean([ctc.trie_log_probs(ctc.absorb(lp, (tokens.INDEX[" "], tokens.INDEX["-"])), trie, margin=1e9)
+                          for lp in outputs], axis=0)  # fmt: skip
+        out.append({form: float(v) for form, v in zip(FORMS, values)})
+    return out
+
+
+@lru_cache(maxsize=1)
+def _forms_trie() -> ctc.TokenTrie:
+    return ctc.TokenTrie.build(tokens.encode(form) for form in FORMS)
+
+
+def _split_forms(text: str) -> list[str]:
+    """A written word as one form per square, a digraph tile in one (``CHAch`` -> CH, A, ch)."""
+    out, i = [], 0
+    while i < len(text):
+        pair = text[i : i + 2]
+        if pair in ("CH", "LL", "RR", "ch", "ll", "rr"):
+            out.append(pair)
+            i += 2
+        else:
+            out.append(text[i])
+            i += 1
+    return out
+
+
+def score_cells(per_cell: Sequence[dict[str, float]], cands: CandidateSet, coordinate: str) -> Scored:
+    """Every candidate scored square by square (the sum of its tiles' forms), and the readings: the best
+    form of each square, and that with one square's runner-up instead (the readings' share of the mass)."""
+    entries: list[tuple[str, str, int | None, float]] = []
+    for cand in cands.candidates:
+        forms = _split_forms(cand.text)
+        if len(forms) != len(per_cell):
+            continue
+        entries.append((cand.kind, cand.play, cand.score, float(sum(c[f] for c, f in zip(per_cell, forms)))))
+    ranked = [sorted(c.items(), key=lambda kv: -kv[1]) for c in per_cell]
+    best = [r[0] for r in ranked]
+    readings = {"".join(f for f, _ in best): sum(v for _, v in best)}
+    for i, r in enumerate(ranked):
+        if len(r) > 1:
+            swapped = best[:i] + [r[1]] + best[i + 1 :]
+            readings.setdefault("".join(f for f, _ in swapped), sum(v for _, v in swapped))
+    for text, value in readings.items():
+        if text not in cands.index:
+            entries.append(("reading", coordinate + text, None, float(value)))
+    return Scored(f"{coordinate} {''.join(f for f, _ in best)}", tuple(entries))
+
+
+def decide_grid(frame: np.ndarray, written: Sequence[SquareT], board: Board, rack: Sequence[Tile], lexicon: Lexicon,
+                log_probs_of: Callable[[np.ndarray], np.ndarray], thresholds: Thresholds, cache: PlacementCache,
+                variants_of: Callable[[np.ndarray], list[np.ndarray]] | None = None,
+                ) -> tuple[Decision, Scored | None, np.ndarray | None]:  # fmt: skip
+    """The decision on an absolute slip's written squares (``written_cells``): ``several_plays`` when they
+    are not in one line, else every legal play over them scored square by square (``score_cells``) and
+    decided as a written play (``decide_scored``). ``log_probs_of`` maps a grey image to the recogniser's
+    output; ``variants_of`` a grey image to its other views' outputs."""
+    if in_one_line(written) is None:
+        return Decision("", None, None, "flagged", ("several_plays",), 0.0), None, None
+    across = in_one_line(written) is not False or len(written) == 1
+    ordered = sorted(written, key=(lambda sq: sq[1]) if across else (lambda sq: sq[0]))
+    paper = _paper(frame, layout.PX_PER_MM)
+    crops = [cell_crop(frame, sq, paper) for sq in ordered]
+    outputs = [[log_probs_of(c)] + (list(variants_of(c)) if variants_of else []) for c in crops]
+    rack_blanks = sum(1 for t in rack if t == BLANK)
+    cands = grid_candidates(board, cache.get(board, rack, lexicon), ordered, rack_blanks)
+    scored = score_cells(cell_scores(outputs), cands, coordinate_of(ordered))
+    return decide_scored(scored, board, rack, lexicon, thresholds), scored, cells_line(frame, ordered)
+
+
+def fill_grid(image: np.ndarray, play: Play, writer: Any, rng: np.random.Generator, unmark: bool = False,
+              px_per_mm: float = layout.PX_PER_MM, ink: float | None = None) -> np.ndarray:  # fmt: skip
+    """A copy of an absolute slip with the play's main word written on its board, one letter a square
+    (blanks circled unless ``unmark``), by ``writer`` (``handwriting.Writer``)."""
+    from . import handwriting as hw
+
+    out = image.copy()
+    level = float(rng.uniform(10, 90)) if ink is None else ink
+    style = hw.Style.random(rng)
+    size = CELL * px_per_mm * float(rng.uniform(0.5, 0.7))  # the letters' height, px: the pen keeps its width
+    pen = float(rng.uniform(1.3, 3.2)) * px_per_mm / 8
+    for (row, col), tile in zip(play.squares(), play.word):
+        text = label(tile)
+        text = text.upper() if unmark else text
+        mask = hw.render_line(text, writer, rng, hw.Style(size, pen, 0.05, style.slant, style.jitter * 0.7))
+        x0, y0, x1, y1 = cell_box(row, col, px_per_mm, inset=0.15)
+        bw, bh = x1 - x0, y1 - y0
+        scale = min(1.0, bh / mask.shape[0], bw / mask.shape[1])
+        mh, mw = max(1, int(mask.shape[0] * scale)), max(1, int(mask.shape[1] * scale))
+        mask = cv2.resize(mask, (mw, mh), interpolation=cv2.INTER_AREA)
+        mask = np.clip(mask / max(float(mask.max()), 0.2), 0, 1)  # a pen's ink as dark in a square as in a box
+        left = x0 + (bw - mw) // 2 + int(rng.integers(-1, 2))
+        top = y0 + (bh - mh) // 2 + int(rng.integers(-1, 2))
+        left, top = max(0, left), max(0, top)
+        region = out[top : top + mh, left : left + mw].astype(np.float32)
+        mask = mask[: region.shape[0], : region.shape[1]]
+        out[top : top + mh, left : left + mw] = np.clip(region - mask * (region - level), 0, 255).astype(np.uint8)
+    return out

@@ -1,0 +1,39 @@
+"""``veedor archive GAME --out FILE.zip``: a game's evidence file (``records.evidence``), from
+the same data folder and database as ``veedor serve`` (``--data``/``--db``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from rules_core.events import GameError
+
+from ..records.evidence import evidence_zip
+from ..services.shared import scan_service, services
+from .serve import add_storage_options, database_url
+
+
+def add_archive_commands(commands: Any) -> None:
+    archive = commands.add_parser("archive", help="a game's evidence file (scans, frames, events, results), as a zip")
+    archive.add_argument("game", help="the game's id (as in its URLs)")
+    archive.add_argument("--out", required=True, metavar="FILE.zip", help="where to write the zip")
+    add_storage_options(archive)
+    archive.set_defaults(run=run_archive)
+
+
+def run_archive(args: argparse.Namespace) -> int:
+    from ..app import create_app
+
+    app = create_app({"INSTANCE_PATH": str(Path(args.data).resolve()), "DATABASE_URL": database_url(args)})
+    try:
+        services(app).games.store.game(args.game)
+    except GameError:
+        print(f"veedor: no hay ninguna partida {args.game!r} en esa base de datos", file=sys.stderr)
+        return 2
+    scan_service(app)
+    data = evidence_zip(services(app), args.game)
+    Path(args.out).write_bytes(data)
+    print(f"expediente de {args.game}: {args.out} ({len(data) // 1024} KB)")
+    return 0

@@ -1,0 +1,6 @@
+"""What a tournament leaves behind: exports people open, tournaments over several games,
+EloDI ratings, and the evidence file of each game.
+
+A layer beside ``webapp.services``: may import ``rules_core``, ``vision``, ``hardware``,
+``models`` and ``webapp.services``; the views and the command line use it.
+"""

@@ -1,0 +1,149 @@
+"""The evidence file of a game (``expediente.zip``): everything an appeal committee needs.
+
+For each slip of a duplicate game, the scanned page it was read from (``escaneos/``)
+and, when the reader flagged it, the crop and the straightened slip the arbiter saw
+(``dudas/``); for each camera play of a classic game, the frame that made it
+(``fotogramas/``). Beside them: the event log as JSON Lines (``eventos.jsonl``), the
+history in words (``historial.txt``), an index of every play with its files
+(``jugadas.csv``), the doubts and how they were settled (``dudas.jsonl``), the results
+as XLSX and CSV (and the GCG record of a classic game), and ``MANIFIESTO.txt``: the
+SHA-256 of every other file in ``sha256sum`` form (``sha256sum -c MANIFIESTO.txt``), so a
+person with only the zip can check that nothing changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from rules_core.classic import ClassicGame
+from rules_core.duplicate import DuplicateGame
+from rules_core.gcg import GCGError, to_gcg
+from rules_core.results_csv import Table, classic_sheet_table, round_results_table, standings_table
+
+from ..services.shared import Services
+from .exports import to_csv, to_xlsx
+from .history import history
+from .timezone import local_text
+
+MANIFEST = "MANIFIESTO.txt"
+
+
+@dataclass
+class Evidence:
+    """The files of the zip, by name, in the order written."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    plays: list[list[Any]] = field(default_factory=list)  # jugadas.csv's rows
+
+    def add(self, name: str, data: bytes) -> str:
+        self.files.setdefault(name, data)
+        return name
+
+    def add_file(self, folder: str, path: Path | None) -> str:
+        """Copy ``path`` under ``folder``; its name in the zip, or "" when it is missing."""
+        if path is None or not path.is_file():
+            return ""
+        return self.add(f"{folder}/{path.name}", path.read_bytes())
+
+
+def evidence_zip(found: Services, game_id: str) -> bytes:
+    """The game's evidence file (see the module docstring)."""
+    with found.games.reading(game_id) as game:
+        evidence = Evidence()
+        evidence.add("eventos.jsonl", "".join(json.dumps(e.to_json(), ensure_ascii=False) + "\n"
+                                              for e in game.events).encode())  # fmt: skip
+        evidence.add("historial.txt", "".join(f"{line.number:>4}  {line.when}  {line.text}\n"
+                                              for line in history(game)).encode())  # type: ignore[arg-type]  # fmt: skip
+        if isinstance(game, DuplicateGame):
+            _duplicate(evidence, found, game_id, game)
+        elif isinstance(game, ClassicGame):
+            _classic(evidence, found, game)
+    header = ["n_evento", "hora", "ronda", "jugador", "jugada", "puntos", "por", "archivos", "motivo"]
+    evidence.add("jugadas.csv", to_csv((header, evidence.plays)))
+    return _zip(evidence)
+
+
+def _duplicate(evidence: Evidence, found: Services, game_id: str, game: DuplicateGame) -> None:
+    scans = found.scans
+    doubts = scans.items_of(game_id) if scans.games is not None else []
+    crops = {item.page: item for item in doubts}
+    for number, event in enumerate(game.events, start=1):
+        if event.kind not in ("slip", "slip_corrected"):
+            continue
+        data = event.data
+        files = []
+        page = data.get("scan")
+        if isinstance(page, str) and scans.games is not None:
+            files.append(evidence.add_file("escaneos", scans.page_path(page)))
+            item = crops.get(page)
+            if item is not None:
+                files += [evidence.add_file("dudas", Path(item.crop)), evidence.add_file("dudas", Path(item.slip_image))]
+        r = game.round(int(data["round"]))
+        result = r.results.get(str(data["player"]))
+        player = game.players[str(data["player"])]
+        evidence.plays.append([number, local_text(event.at), r.number, f"{player.table} {player.name}",
+                               (data.get("slip") or {}).get("notation") or "", result.score if result else "",
+                               event.actor, " ".join(f for f in files if f), data.get("reason") or ""])  # fmt: skip
+    evidence.add("dudas.jsonl", "".join(json.dumps(i.to_json(), ensure_ascii=False) + "\n" for i in doubts).encode())
+    announced = [r.number for r in game.rounds if r.master is not None]
+    tables: dict[str, Table] = {"clasificacion": standings_table(game), "rondas": round_results_table(game, announced)}
+    evidence.add("resultados.xlsx", to_xlsx(tables))
+    for name, table in tables.items():
+        evidence.add(f"{name}.csv", to_csv(table))
+
+
+def _classic(evidence: Evidence, found: Services, game: ClassicGame) -> None:
+    frames = found.cameras.data_dir / "camera-frames" if found.cameras.data_dir else None
+    for number, event in enumerate(game.events, start=1):
+        if event.kind not in ("play", "challenge", "exchange", "pass"):
+            continue
+        from_camera = event.actor.startswith("camera:") or bool(event.data.get("frame"))
+        files = [evidence.add_file("fotogramas", _frame_of(event.data, event.actor, event.at, frames))] \
+            if from_camera else []  # fmt: skip
+        evidence.plays.append([number, local_text(event.at), "", event.data.get("player", ""),
+                               event.data.get("notation") or event.kind, "", event.actor, " ".join(f for f in files if f),
+                               ""])  # fmt: skip
+    cameras = {event.actor.removeprefix("camera:") for event in game.events if event.actor.startswith("camera:")}
+    doubts = [i.to_json() for i in found.cameras.queue._items if i.camera in cameras]  # noqa: SLF001
+    evidence.add("dudas.jsonl", "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in doubts).encode())
+    sheet = classic_sheet_table(game)
+    evidence.add("resultados.xlsx", to_xlsx({"hoja": sheet}))
+    evidence.add("hoja.csv", to_csv(sheet))
+    try:
+        evidence.add("partida.gcg", to_gcg(game).encode())
+    except GCGError:
+        pass  # a game started from a position has no GCG form
+
+
+def _frame_of(data: Any, actor: str, at: datetime, frames: Path | None) -> Path | None:
+    """The frame a camera play was made from: the event says it, else the camera's last frame before it."""
+    named = data.get("frame")
+    if isinstance(named, str) and named:
+        return Path(named)
+    if frames is None:
+        return None
+    latest = at.timestamp() + 2.0  # the frame is stored before the play is reported
+    candidates = [p for p in (frames / actor.removeprefix("camera:")).glob("*.jpg") if p.stat().st_mtime <= latest]
+    return max(candidates, key=lambda p: p.stat().st_mtime) if candidates else None
+
+
+def _zip(evidence: Evidence) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in evidence.files.items():
+            archive.writestr(name, data)
+        archive.writestr(MANIFEST, "".join(_manifest(evidence.files)))
+    return out.getvalue()
+
+
+def _manifest(files: dict[str, bytes]) -> Iterator[str]:
+    for name, data in sorted(files.items()):
+        yield f"{hashlib.sha256(data).hexdigest()}  {name}\n"

@@ -1,0 +1,113 @@
+"""Tables as files people open: XLSX with typed cells, CSV a Spanish spreadsheet reads right.
+
+* XLSX (openpyxl): numbers are numbers, text is text, always: a text cell is stored as
+  a string even when it starts with ``=`` (openpyxl would otherwise store a formula),
+  so no formula is ever evaluated. One sheet per table, its header bold and frozen.
+* CSV: UTF-8 with a byte-order mark (so Excel reads ``BARREÑA``, not ``BARREÃ‘A``),
+  semicolon-separated with decimal commas (what a Spanish-locale spreadsheet expects),
+  one header line, risky text behind an apostrophe (``results_csv.as_text_cell``).
+* ``export_name``: a file name that says which game and when:
+  ``open-de-primavera_2026-04-12_clasificacion.xlsx``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from datetime import date
+from typing import Any, Final
+
+from openpyxl import Workbook
+from openpyxl.styles import Font
+from werkzeug.wrappers import Response
+
+from rules_core.results_csv import Table, as_text_cell
+
+from ..services.store import GameRecord
+from .timezone import local_date
+
+XLSX_TYPE: Final = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+CSV_TYPE: Final = "text/csv; charset=utf-8"
+MAX_SHEET_NAME: Final = 31  # Excel's limit
+
+
+def to_xlsx(sheets: Mapping[str, Table]) -> bytes:
+    """A workbook with one sheet per table, in order."""
+    book = Workbook()
+    for index, (title, (header, rows)) in enumerate(sheets.items()):
+        sheet = book.worksheets[0] if index == 0 else book.create_sheet()
+        sheet.title = _sheet_title(title)
+        sheet.append(header)
+        for cell in sheet[1]:
+            cell.font = Font(bold=True)
+        for row in rows:
+            sheet.append([_xlsx_value(value) for value in row])
+            for cell in sheet[sheet.max_row]:
+                if isinstance(cell.value, str):
+                    cell.data_type = "s"  # text stays text, even "=SUM(A1)"
+        sheet.freeze_panes = "A2"
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def to_csv(table: Table) -> bytes:
+    """The table as CSV for a Spanish spreadsheet (see the module docstring)."""
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=";", lineterminator="\r\n")
+    header, rows = table
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow([_csv_value(value) for value in row])
+    return "\ufeff".encode() + out.getvalue().encode("utf-8")
+
+
+def table_download(record: GameRecord, what: str, table: Table, kind: str) -> Response:
+    """``table`` as an XLSX (``kind`` "xlsx") or CSV file named after the game, its date and ``what``."""
+    name = export_name(record.name, local_date(record.created_at), what, kind)
+    body, mimetype = (to_xlsx({what: table}), XLSX_TYPE) if kind == "xlsx" else (to_csv(table), CSV_TYPE)
+    return Response(body, content_type=mimetype, headers=attachment(name))
+
+
+def export_name(game: str, day: date | str, what: str, extension: str) -> str:
+    """``<game>_<YYYY-MM-DD>_<what>.<extension>``, the game's name in plain lowercase ASCII."""
+    return f"{slug(game) or 'partida'}_{day}_{slug(what)}.{extension}"
+
+
+def slug(text: str) -> str:
+    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    return re.sub(r"[^a-z0-9]+", "-", plain).strip("-")[:60]
+
+
+def _sheet_title(title: str) -> str:
+    return re.sub(r"[\[\]:*?/\\]", " ", title)[:MAX_SHEET_NAME] or "hoja"
+
+
+def _xlsx_value(value: Any) -> Any:
+    return value if isinstance(value, (int, float, str)) or value is None else str(value)
+
+
+def _csv_value(value: Any) -> Any:
+    if isinstance(value, float):
+        return f"{value:.2f}".replace(".", ",")
+    return as_text_cell(value)
+
+
+def attachment(name: str) -> dict[str, str]:
+    """The ``Content-Disposition`` header of a download named ``name`` (RFC 6266, UTF-8 safe)."""
+    ascii_name = name.encode("ascii", "replace").decode().replace("?", "_").replace('"', "")
+    return {"Content-Disposition": f'attachment; filename="{ascii_name}"'}
+
+
+def tables_of(sheets: Sequence[tuple[str, Table]]) -> dict[str, Table]:
+    """An ordered mapping of sheet name to table (names made unique)."""
+    found: dict[str, Table] = {}
+    for title, table in sheets:
+        name = title
+        while name in found:
+            name += "'"
+        found[name] = table
+    return found

@@ -1,0 +1,120 @@
+"""A game's event log in Spanish words, with the venue's local times (the Historial page).
+
+``describe(event, names)`` says what an event did as an arbiter would write it down:
+"Papeleta de la mesa 3 (Ana): H8 CASA, 14 puntos, introducida por arbitro1". ``names``
+maps a duplicate player's id to "mesa N (Nombre)", or a classic player's 0/1 to the name.
+Scores of slips are the ones the game holds now (a later correction is its own line).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rules_core.classic import ClassicGame
+from rules_core.duplicate import DuplicateGame
+from rules_core.events import Event
+
+from .timezone import local_text
+
+KINDS = {  # the filter's names for event kinds
+    "game_created": "partida", "player_added": "jugadores", "rack_set": "atriles", "timer": "reloj",
+    "slip": "papeletas", "slip_corrected": "papeletas", "master_announced": "maestras",
+    "master_annulled": "maestras", "game_ended": "partida", "play": "jugadas", "challenge": "jugadas",
+    "exchange": "jugadas", "pass": "jugadas", "end": "partida", "time_penalty": "reloj",
+}  # fmt: skip
+TIMER = {"start": "en marcha", "pause": "en pausa", "resume": "reanudado", "close": "cerrado (TIEMPO)"}
+
+
+@dataclass(frozen=True)
+class Line:
+    """One event as the history shows it."""
+
+    number: int
+    when: str
+    kind: str  # the filter's name (``KINDS``)
+    round: int | None
+    table: int | None
+    text: str
+    actor: str
+    raw: dict[str, Any]
+
+
+def history(game: DuplicateGame | ClassicGame) -> list[Line]:
+    """Every event of ``game`` in words, oldest first."""
+    names, tables = _names(game)
+    lines = []
+    for number, event in enumerate(game.events, start=1):
+        player = event.data.get("player")
+        table = tables.get(str(player)) if player is not None else None
+        number_of_round = event.data.get("round")
+        lines.append(Line(number, local_text(event.at), KINDS.get(event.kind, event.kind),
+                          number_of_round if isinstance(number_of_round, int) else None, table,
+                          describe(event, names), event.actor, event.to_json()))  # fmt: skip
+    return lines
+
+
+def describe(event: Event, names: Mapping[str, str]) -> str:
+    """What ``event`` did, in Spanish (see the module docstring)."""
+    data, by = event.data, f", por {event.actor}"
+    who = names.get(str(data.get("player")), str(data.get("player", "")))
+    kind = event.kind
+    if kind == "slip" or kind == "slip_corrected":
+        return _slip(event, who) + by
+    if kind == "rack_set":
+        source = "sorteado" if data.get("source") == "sorteo" else "fijado a mano"
+        return f"Ronda {data.get('round')}: atril {' '.join(map(str, data.get('rack', [])))} ({source}){by}"
+    if kind == "timer":
+        return f"Ronda {data.get('round')}: reloj {TIMER.get(str(data.get('action')), data.get('action'))}{by}"
+    if kind == "master_announced":
+        play = data.get("play") or "la primera de máxima puntuación"
+        return f"Ronda {data.get('round')}: jugada maestra publicada, {play}{by}"
+    if kind == "master_annulled":
+        return f"Ronda {data.get('round')}: jugada maestra anulada; motivo: {data.get('reason')}{by}"
+    if kind == "player_added":
+        return f"Jugador {data.get('name')} en la mesa {data.get('table')}{by}"
+    if kind == "game_created":
+        return f"Partida creada{by}"
+    if kind in ("game_ended", "end"):
+        return f"Partida terminada{': ' + str(data['reason']) if data.get('reason') else ''}{by}"
+    return _classic(event, who) + by
+
+
+def _slip(event: Event, who: str) -> str:
+    data = event.data
+    slip = data.get("slip") or {}
+    written = slip.get("notation") or "sin jugada"
+    facts = [f for f, on in (("fuera de tiempo", slip.get("late")), ("comodín sin marcar", slip.get("blank_not_circled")),
+                               (f"nula: {slip.get('void')}", slip.get("void"))) if on]  # fmt: skip
+    source = "escaneada" if slip.get("source") == "escáner" else "introducida"
+    text = f"Ronda {data.get('round')}: papeleta de {who}: {written}"
+    if facts:
+        text += f" ({'; '.join(facts)})"
+    if event.kind == "slip_corrected":
+        return f"{text}: corrección; motivo: {data.get('reason')}"
+    reason = f"; motivo: {data['reason']}" if data.get("reason") else ""
+    return f"{text}, {source}{reason}"
+
+
+def _classic(event: Event, who: str) -> str:
+    data = event.data
+    if event.kind == "play":
+        return f"{who}: {data.get('notation')}" + (f" ({data['score']} puntos anotados)" if data.get("score") is not None else "")
+    if event.kind == "exchange":
+        return f"{who}: cambia {data.get('tiles') or data.get('count')} fichas"
+    if event.kind == "pass":
+        return f"{who}: pasa"
+    if event.kind == "challenge":
+        return f"Impugnación de la última jugada{' por ' + who if data.get('player') is not None else ''}"
+    if event.kind == "time_penalty":
+        return f"{who}: penalización por tiempo ({data.get('seconds_over') or data.get('minutes_over')})"
+    return f"{event.kind}: {data}"
+
+
+def _names(game: DuplicateGame | ClassicGame) -> tuple[dict[str, str], dict[str, int]]:
+    """How to call each player in words, and each player's table (duplicate games)."""
+    if isinstance(game, DuplicateGame):
+        names = {p.id: f"la mesa {p.table} ({p.name})" for p in game.players.values()}
+        return names, {p.id: p.table for p in game.players.values()}
+    return {str(i): name for i, name in enumerate(game.players)}, {}

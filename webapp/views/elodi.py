@@ -1,0 +1,97 @@
+"""EloDI on the web: ``/results/elodi`` lists every player's rating over the ended duplicate
+games of this server (and an imported earlier list), each player's history on their own
+page; the list downloads as XLSX or CSV and the games as ``veedor rating`` history.
+An arbiter imports the earlier list (``/arbiter/elodi``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _  # type: ignore[import-untyped]
+from werkzeug.wrappers import Response
+
+from rules_core.elodi import Change, Rating
+
+from ..records.elodi import PREVIOUS_FILE, RatingInputError, history_jsonl, ratings, read_ratings
+from ..records.exports import CSV_TYPE, XLSX_TYPE, attachment, to_csv, to_xlsx
+from ..records.timezone import local_now
+from ..records.tournaments import person
+from ..services.shared import services
+from .auth import login_required
+
+bp = Blueprint("elodi", __name__)
+MAX_IMPORT = 512 * 1024  # bytes of an earlier list: thousands of players
+
+
+def _data_dir() -> Path:
+    return Path(current_app.config.get("DATA_DIR") or current_app.instance_path)
+
+
+def _current() -> tuple[dict[str, Rating], list[Change], list[Any]]:
+    return ratings(services().games, _data_dir())
+
+
+def _ordered(current: dict[str, Rating]) -> list[tuple[int, str, Rating]]:
+    ordered = sorted(current.items(), key=lambda item: (-item[1].rating, item[0]))
+    return [(place, name, rating) for place, (name, rating) in enumerate(ordered, start=1)]
+
+
+@bp.get("/results/elodi")
+def index() -> str:
+    current, _changes, history = _current()
+    return render_template("results/elodi.html", players=_ordered(current), games=len(history))
+
+
+@bp.get("/results/elodi/jugador/<name>")
+def player(name: str) -> str:
+    current, changes, _history = _current()
+    mine = [c for c in changes if person(c.player) == person(name)]
+    found = next((r for p, r in current.items() if person(p) == person(name)), None)
+    if found is None:
+        abort(404)
+    return render_template("results/elodi_player.html", name=name, rating=found, changes=mine)
+
+
+@bp.get("/results/elodi/lista.<any(csv, xlsx):kind>")
+def list_file(kind: str) -> Response:
+    current, _changes, _history = _current()
+    table = (["puesto", "jugador", "rating", "volatilidad", "partidas"],
+             [[place, name, round(r.rating, 1), round(r.volatility, 1), r.games] for place, name, r in _ordered(current)])
+    name = f"elodi_{local_now().date()}_lista.{kind}"
+    body, mimetype = (to_xlsx({"EloDI": table}), XLSX_TYPE) if kind == "xlsx" else (to_csv(table), CSV_TYPE)
+    return Response(body, content_type=mimetype, headers=attachment(name))
+
+
+@bp.get("/results/elodi/historial.jsonl")
+def history_file() -> Response:
+    _current_ratings, _changes, history = _current()
+    name = f"elodi_{local_now().date()}_historial.jsonl"
+    return Response(history_jsonl(history), content_type="application/x-ndjson; charset=utf-8", headers=attachment(name))
+
+
+@bp.route("/arbiter/elodi", methods=["GET", "POST"])
+@login_required
+def import_previous() -> str | Response:
+    """The earlier ratings (CSV ``player,rating,volatility,games``), checked before they are kept."""
+    if request.method == "GET":
+        return render_template("arbiter/elodi.html", max_kb=MAX_IMPORT // 1024)
+    upload = request.files.get("file")
+    data = upload.read(MAX_IMPORT + 1) if upload else b""
+    if not data or len(data) > MAX_IMPORT:
+        flash(_("Elija un archivo CSV de como mucho %(n)s KB.", n=MAX_IMPORT // 1024), "error")
+        return redirect(url_for("elodi.import_previous"))
+    target = _data_dir() / PREVIOUS_FILE
+    trial = target.with_suffix(".nueva")
+    trial.parent.mkdir(parents=True, exist_ok=True)
+    trial.write_bytes(data)
+    try:
+        count = len(read_ratings(trial))
+    except (RatingInputError, UnicodeDecodeError) as error:
+        trial.unlink()
+        flash(_("La lista no se ha guardado: %(e)s", e=str(error).replace(str(trial), (upload.filename if upload else "") or "")), "error")
+        return redirect(url_for("elodi.import_previous"))
+    trial.replace(target)
+    flash(_("Lista anterior guardada: %(n)s jugadores.", n=count), "ok")
+    return redirect(url_for("elodi.index"))
