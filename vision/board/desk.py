@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -92,6 +92,10 @@ class ReviewQueue:
         """Close ``item`` as ``status`` (confirmada, corregida, descartada) with what was done."""
         self._write({"op": "resolve", "id": item.id, "status": status, "resolution": resolution})
         item.status, item.resolution = status, resolution
+
+    def items(self, cameras: Collection[str] | None = None) -> list[ReviewItem]:
+        """Every doubt, settled or not (of ``cameras`` when given), oldest first."""
+        return [i for i in self._items if cameras is None or i.camera in cameras]
 
     def pending(self, camera: str | None = None) -> list[ReviewItem]:
         return [i for i in self._items if i.status == "pendiente" and (camera is None or i.camera == camera)]

@@ -112,7 +112,7 @@ def _classic(evidence: Evidence, found: Services, game: ClassicGame) -> None:
                                event.data.get("notation") or event.kind, "", event.actor, " ".join(f for f in files if f),
                                ""])  # fmt: skip
     cameras = {event.actor.removeprefix("camera:") for event in game.events if event.actor.startswith("camera:")}
-    doubts = [i.to_json() for i in found.cameras.queue._items if i.camera in cameras]  # noqa: SLF001
+    doubts = [i.to_json() for i in found.cameras.queue.items(cameras)]
     evidence.add("dudas.jsonl", "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in doubts).encode())
     sheet = classic_sheet_table(game)
     evidence.add("resultados.xlsx", to_xlsx({"hoja": sheet}))
