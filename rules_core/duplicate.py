@@ -39,6 +39,8 @@ from .slips import Slip, SlipScore, score_slip
 
 MAX_BONUS: Final = 25  # D.III.24: bonuses should not exceed 25 points
 NO_SLIP: Final = SlipScore(None, 0, "sin papeleta")
+# D.III.20.1.a-d: canonical, oriented canonical, absolute board, relative board
+NOTATIONS: Final = ("canonica", "orientada", "absoluta", "relativa")
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class DuplicateSettings:
     bonus_best: int = 5  # the only best score when nobody matched it
     tie_breaks: bool = False  # D.III.28
     seed: int | None = None
+    notations: tuple[str, ...] = ("canonica",)  # D.III.20.1: the notations the director allows (of NOTATIONS)
 
     def __post_init__(self) -> None:
         if self.rounds is not None and self.rounds < 1:
@@ -60,13 +63,20 @@ class DuplicateSettings:
             raise GameError("una ronda dura al menos 10 segundos")
         if not (0 <= self.bonus_best <= MAX_BONUS and 0 <= self.bonus_master <= MAX_BONUS):
             raise GameError(f"las bonificaciones van de 0 a {MAX_BONUS} puntos (D.III.24)")
+        unknown = [n for n in self.notations if n not in NOTATIONS]
+        if unknown:
+            raise GameError(f"notación desconocida: {', '.join(unknown)} (se admiten {', '.join(NOTATIONS)})")
+        if "canonica" not in self.notations:
+            raise GameError("la notación canónica se admite siempre (D.III.20.1)")
 
     def to_json(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {**self.__dict__, "notations": list(self.notations)}
 
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> DuplicateSettings:
         known = {k: v for k, v in value.items() if k in cls.__dataclass_fields__}
+        if "notations" in known:
+            known["notations"] = tuple(known["notations"])
         return cls(**known)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from rules_core.duplicate import DuplicateSettings
-from rules_core.events import Event
+from rules_core.events import Event, GameError
 from rules_core.lexicon import Lexicon
 from vision.slips import handwriting as hw
 from vision.slips import layout, synthetic
@@ -92,3 +92,32 @@ def test_accepting_needs_a_player_and_a_round(game: tuple[GameService, str], tmp
         feed.resolve(item.id, "correct", "árbitro", notation="H8 CASO")
     feed.resolve(item.id, "correct", "árbitro", notation="H8 CASO", player="j1", round_number=1)
     assert service.duplicate(game_id).round(1).slips["j1"].notation == "H8 CASO"
+
+
+def test_relative_notation_allowed_sends_every_slip_to_the_arbiter(small_lexicon: Lexicon, tmp_path: Path) -> None:
+    """D.III.20.1.d: where the director allows relative-board notation, which the reader does not read,
+    a slip it would have scored goes to the arbiter instead, flagged so."""
+    service = GameService(EventStore("sqlite://"), small_lexicon)
+    settings = DuplicateSettings(rounds=3, notations=("canonica", "relativa"))
+    game_id = service.create_duplicate("Relativa", settings)
+    service.append(game_id, Event("player_added", {"player": "j1", "name": "Ana", "table": 1}))
+    service.append(game_id, Event("rack_set", {"round": 1, "rack": list("AACSEIO"), "source": "manual"}))
+    assert service.duplicate(game_id).settings.notations == ("canonica", "relativa")  # rebuilt from the stored event
+    feed = feed_of(service, game_id, tmp_path)
+    inbox = tmp_path / "bandeja"
+    inbox.mkdir()
+    cv2.imwrite(str(inbox / "ana.png"), scan_of(game_id, "j1", 1, {"ronda": "1", "coordenada": "H8", "palabra": "CASA"}, 1))
+    Ingestor(inbox, tmp_path / "lector", feed.read_page).poll()
+    assert "j1" not in service.duplicate(game_id).round(1).slips
+    (waiting,) = feed.queue.pending()
+    assert waiting.player == "j1" and "relative_notation" in waiting.flags
+
+
+def test_the_canonical_notation_is_always_allowed() -> None:
+    """D.III.20.1: canonical notation is always accepted; unknown notations are refused by name."""
+    with pytest.raises(GameError, match="canónica"):
+        DuplicateSettings(notations=("absoluta",))
+    with pytest.raises(GameError, match="taquigrafía"):
+        DuplicateSettings(notations=("canonica", "taquigrafía"))
+    settings = DuplicateSettings(notations=("canonica", "absoluta"))
+    assert DuplicateSettings.from_json(settings.to_json()) == settings

@@ -31,7 +31,7 @@ def csrf_confirm(page: str) -> str:
 
 def test_create_a_game_with_its_players(app: Flask, arbiter: FlaskClient) -> None:
     form = {"name": "Open de Sevilla", "rounds": "3", "round_seconds": "120", "bonuses": "on",
-            "players": "1 Ana\n2 Bea\n\n7 Ciro\nDora"}
+            "notation_relativa": "on", "players": "1 Ana\n2 Bea\n\n7 Ciro\nDora"}
     preview = post(arbiter, "/arbiter/duplicate", form)  # a preview first: nothing stored yet
     assert preview.status_code == 200 and "Dora" in preview.text and not services(app).games.store.games()
     answer = post(arbiter, "/arbiter/duplicate", {**form, "confirm": csrf_confirm(preview.text)})
@@ -40,6 +40,7 @@ def test_create_a_game_with_its_players(app: Flask, arbiter: FlaskClient) -> Non
     game = game_of(app, game_id)
     assert [(p.table, p.name) for p in game.players.values()] == [(1, "Ana"), (2, "Bea"), (7, "Ciro"), (8, "Dora")]
     assert game.settings.rounds == 3 and game.settings.round_seconds == 120 and game.settings.bonuses
+    assert game.settings.notations == ("canonica", "relativa")  # D.III.20.1: kept through the preview
     assert services(app).games.store.game(game_id).name == "Open de Sevilla"
     page = arbiter.get(answer.location)
     assert page.status_code == 200 and "Sortear atril" in page.text

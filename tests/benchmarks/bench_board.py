@@ -181,7 +181,7 @@ def design_lines(figures: dict[str, Any]) -> list[str]:
     for name, f in figures["designs"].items():
         lines.append(f"| {name} | {f['found']}/{f['renders']} | {f['occupancy_error_pct']:.3f}% ({f['occupancy_errors']}/{f['cells']}) "
                      f"| {f['blank_found_pct']:.1f}% of {f['blanks']} | {f['letters_right_pct']:.2f}% of {f['letters']} | {f['foreign_as_spanish']} of {f['foreign']} |")
-    lines += ["", "| font family | part | trained on by the committed model | tile/empty wrong | blanks found | Spanish letters right | non-Spanish read as Spanish |",
+    lines += ["", "| font family | part | in the main model's training before issue 20 | tile/empty wrong | blanks found | Spanish letters right | non-Spanish read as Spanish |",
               "| --- | --- | --- | --- | --- | --- | --- |"]
     for name, f in figures["families"].items():
         lines.append(f"| {name} | {f['part']} | {'yes' if f['seen_by_committed'] else 'no'} | {f['occupancy_errors']}/{f['cells']} "

@@ -18,13 +18,15 @@ region's hull gives the outline: the largest quadrilateral on its vertices, and 
 on its four longest sides. When that region reaches the frame's edge (a table of the
 board's hue), the pieces inside the frame are tried too, and then a stricter mask
 (saturation above the Otsu split of that hue); a frame the board fills is tried last.
-(2) Each outline is warped square with some slack, the grid lines (darker than the
-squares, or lighter on blue, black and beige boards: whichever stand out; tiles, the
-brightest things, count little) are fitted by the few best combs of 16 evenly spaced
-lines on each axis; the two pairs whose premium layout matches best, then the outline
-itself, are followed line by line, band by band, and the line crossings fit the
-homography (RANSAC), looking wide and then close; the grid is moved up to two cells if
-the layout says so. (3) Checks: the crossings must fit one grid, the premium layout
+(2) Each outline is warped square with some slack, the grid lines (darker than the squares, or lighter on blue, black and beige
+boards: whichever stand out; tiles, the brightest things, count little) are fitted by the
+few best combs of 16 evenly spaced lines on each axis; the two pairs whose premium layout
+matches best, then the outline itself, are followed line by line, band by band, and the
+line crossings fit the homography (RANSAC), looking wide and then close; the grid is
+moved up to two cells if the layout says so. When no outline gives a grid, the first
+``WIDE_QUADS`` are looked at again more widely: more combs and pairs, the canvas's light
+evened out, the close look kept only if it fits as well (glare, a steep tilt, a crowded
+board; issue 20). (3) Checks: the crossings must fit one grid, the premium layout
 (squares unlike the plain ones where ``board.PREMIUMS`` has them, like them elsewhere,
 whatever the colours: each square compared with the plain squares around it, so that a
 shadow or glare across the board does not matter; ``premium_layout``) must match overall
@@ -73,6 +75,7 @@ LAYOUT_MIN_MARGIN: Final = 0.2  # best layout match ahead of the grid shifted by
 LAYOUT_MIN_OFFSET_MARGIN: Final = 0.08  # ahead of the grid moved up to OFFSET_RING cells, on real colours
 LAYOUT_MIN_QUADRANT: Final = 0.6  # in each quarter of the board, premium squares not plain
 MIN_LINE_FIT: Final = 0.7  # line crossings within an eighth of a cell of the fitted grid
+WIDE_QUADS: Final = 12  # outlines looked at again more widely when none gave a grid
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,11 @@ def find_board(image: NDArray[np.uint8]) -> BoardFind:
             if attempt.found:
                 return attempt
             result = attempt
+    # A second, wider look at the likeliest outlines (glare, a steep tilt, a crowded board: issue 20).
+    for quad in tried[:WIDE_QUADS]:
+        attempt = _find_in_quad(image, quad / scale, wide=True)
+        if attempt.found:
+            return attempt
     # Uneven light can break the green outline; a board filling the frame is tried too.
     h, w = image.shape[:2]
     if abs(w - h) < 0.25 * max(w, h):
@@ -131,17 +139,18 @@ def find_board(image: NDArray[np.uint8]) -> BoardFind:
     return result
 
 
-def _find_in_quad(image: NDArray[np.uint8], quad: FloatArray) -> BoardFind:
+def _find_in_quad(image: NDArray[np.uint8], quad: FloatArray, wide: bool = False) -> BoardFind:
     """Fit the grid near ``quad`` (image points, clockwise): the quad is warped to a square
     of 15 canvas cells with ``QUAD_SLACK`` of it spare on each side, since the green
-    outline may be larger (margin) or smaller (a corner cut) than the grid."""
+    outline may be larger (margin) or smaller (a corner cut) than the grid. ``wide``: more
+    first guesses (``fit_grid_global``)."""
     inner = CANVAS_CELL * SIZE
     pad = QUAD_SLACK * inner
     side = int(round(inner + 2 * pad))
     target = np.array([[pad, pad], [pad + inner, pad], [pad + inner, pad + inner], [pad, pad + inner]], np.float32)
     image_from_canvas = cv2.getPerspectiveTransform(target, quad.astype(np.float32)).astype(np.float64)
     result = not_found("no se encuentran las líneas de la cuadrícula de 15x15")
-    for guess in fit_grid_global(image, image_from_canvas, side):
+    for guess in fit_grid_global(image, image_from_canvas, side, wide):
         result = _confirmed(image, refine_board(image, guess))
         if result.found:
             return result

@@ -27,6 +27,10 @@ CANVAS_CELL: Final = 32  # pixels per cell when the grid is warped square for fi
 CANVAS_MARGIN: Final = 1.0  # cells of margin around the grid in that warp
 QUAD_SLACK: Final = 0.12  # spare canvas around the green outline, as a fraction of it
 GUESSES: Final = 2  # grids from the outline that are followed and checked
+COMBS: Final = 3  # best combs kept on each axis
+WIDE_GUESSES: Final = 4  # the same in a wider look (``fit_grid_global(wide=True)``, issue 20)
+WIDE_COMBS: Final = 4
+EVEN_LIGHT_CELLS: Final = 2.0  # a wide look divides the canvas by its blur at this sigma (cells)
 BANDS: Final = 6  # pieces of each grid line followed separately
 CLEAR_LINES: Final = 4.0  # dark lines standing out this much (``_peakiness`` of both axes) are the grid's
 
@@ -92,21 +96,30 @@ def _comb(profile: NDArray[np.float64], lo_pitch: float, hi_pitch: float, count:
     return chosen
 
 
-def _canvas_lines(image: NDArray[np.uint8], canvas_from_image: FloatArray, side: int) -> NDArray[np.float32]:
+def _canvas_lines(image: NDArray[np.uint8], canvas_from_image: FloatArray, side: int, even: float = 0.0) -> NDArray[np.float32]:
     """The frame warped to a ``side`` square canvas, as the brightness the grid lines are
-    found in: the per-pixel minimum channel, stretched (only the canvas is processed)."""
+    found in: the per-pixel minimum channel, stretched (only the canvas is processed); with
+    ``even`` (cells) first divided by its own blur, so that uneven light is evened out."""
     canvas = cv2.warpPerspective(image, canvas_from_image, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     b, g, r = cv2.split(canvas)
-    return _stretch_gray(np.asarray(cv2.min(cv2.min(b, g), r), np.uint8))
+    darkest = np.asarray(cv2.min(cv2.min(b, g), r), np.uint8)
+    if even:  # divided by its light: glare and a dim corner no longer outweigh the lines
+        light = cv2.GaussianBlur(darkest.astype(np.float32), (0, 0), even * side / SIZE) + 8.0
+        darkest = np.clip(darkest.astype(np.float32) * (128.0 / light), 0, 255).astype(np.uint8)
+    return _stretch_gray(darkest)
 
 
-def fit_grid_global(image: NDArray[np.uint8], image_from_canvas: FloatArray, side: int) -> Iterator[FloatArray]:
+def fit_grid_global(image: NDArray[np.uint8], image_from_canvas: FloatArray, side: int,
+                    wide: bool = False) -> Iterator[FloatArray]:  # fmt: skip
     """First grids from the outline, likeliest first (made one by one, as they are asked
-    for): of the best few combs on each axis, the ``GUESSES`` pairs whose premium layout
+    for): of the best ``COMBS`` combs on each axis, the ``GUESSES`` pairs whose premium layout
     matches best, then the outline itself taken as the grid; each with its lines
     followed (``fit_grid_local``) and moved up to two cells if the layout says so
-    (``_best_shift``)."""
-    canvas = _canvas_lines(image, np.linalg.inv(image_from_canvas), side)
+    (``_best_shift``). ``wide``: ``WIDE_COMBS`` and ``WIDE_GUESSES`` instead, on a canvas whose
+    light is evened out (``EVEN_LIGHT_CELLS``: glare, a dim corner); twice the work, for the
+    outlines worth a second look."""
+    combs_kept, guesses = (WIDE_COMBS, WIDE_GUESSES) if wide else (COMBS, GUESSES)
+    canvas = _canvas_lines(image, np.linalg.inv(image_from_canvas), side, EVEN_LIGHT_CELLS if wide else 0.0)
     inner = side / (1 + 2 * QUAD_SLACK)
     combs: list[list[tuple[float, float]]] = []
     best = -1.0
@@ -114,7 +127,7 @@ def fit_grid_global(image: NDArray[np.uint8], image_from_canvas: FloatArray, sid
         found, evidence = [], 0.0
         for response, axis in ((vertical, 0), (horizontal, 1)):
             profile = response.mean(axis=axis).astype(np.float64)
-            found.append(_comb(profile, 0.72 * inner / SIZE, 1.2 * inner / SIZE))
+            found.append(_comb(profile, 0.72 * inner / SIZE, 1.2 * inner / SIZE, combs_kept))
             if found[-1]:
                 offset, pitch = found[-1][0]
                 evidence += _peakiness(profile, offset + pitch * np.arange(SIZE + 1.0))
@@ -127,15 +140,17 @@ def fit_grid_global(image: NDArray[np.uint8], image_from_canvas: FloatArray, sid
             scored.append((layout_match(image, guess)[0], guess))
     pad, pitch = (side - inner) / 2, inner / SIZE
     outline = image_from_canvas @ np.array([[pitch, 0.0, pad], [0.0, pitch, pad], [0.0, 0.0, 1.0]])
-    for guess in [g for _, g in sorted(scored, key=lambda item: -item[0])[:GUESSES]] + [outline]:
-        # the first guess may be far off at a corner: look wide, accept loosely, then look again
-        for reach, tolerance in ((0.45, 0.3), (0.35, 0.2)):
-            fitted = fit_grid_local(image, guess, reach=reach, tolerance=tolerance)
-            if fitted is None:
-                break
-            guess = fitted[0]
-        else:
-            yield _best_shift(image, guess)
+    for guess in [g for _, g in sorted(scored, key=lambda item: -item[0])[:guesses]] + [outline]:
+        # the first guess may be far off at a corner: look wide, accept loosely, then look again;
+        # in a wide look, the closer look is kept only when it fits its lines about as well (tiles
+        # and glare can pull it off lines the first look had)
+        loose = fit_grid_local(image, guess, reach=0.45, tolerance=0.3)
+        if loose is None:
+            continue
+        close = fit_grid_local(image, loose[0], reach=0.35, tolerance=0.2)
+        if close is None:
+            continue
+        yield _best_shift(image, loose[0] if wide and close[1] < loose[1] - 0.1 else close[0])
 
 
 def _best_shift(image: NDArray[np.uint8], image_from_board: FloatArray) -> FloatArray:

@@ -14,9 +14,9 @@ train the classifier, ``calibration`` families only to tune a rule on (the lean 
 ``*``), ``heldout`` families only to report on. A family is every weight and width
 of one design (Arimo is Liberation Sans's design, Carlito Lato's, Tinos Liberation
 Serif's: each kept in the same part). ``SEEN_BY_COMMITTED`` lists the families the
-committed MAIN classifier was trained on; the font model (``board_cells_fonts.onnx``) was
-trained on every ``train`` family, on the green, beige and black designs
-(``TRAIN_DESIGNS``; ``models/board/MODEL_CARD.md``).
+committed MAIN classifier's earlier training saw before it was fine-tuned on every ``train``
+family (issue 20); the font model (``board_cells_fonts.onnx``) and that fine-tuning used the
+green, beige and black designs (``TRAIN_DESIGNS``; ``models/board/MODEL_CARD.md``).
 ``design_tile_style(rng, split)`` draws a tile maker: face colour (cream, ivory, white,
 yellowish), ink, the value's corner and size, letter size, a family of the split.
 """

@@ -66,14 +66,16 @@ class GameFeed:
             return self.read_slips(page, list(enumerate(locate_slips(gray))))
         with self.lock:
             view = _GameView.of(self.game())
-        plain = self.reader.read_plain(gray, self.template, view.position, view.players, view.rounds, view.current)
+        plain = self.reader.read_plain(gray, self.template, view.position, view.players, view.rounds, view.current,
+                                       relative_notation=view.relative_notation)  # fmt: skip
         return self._submit_all(page, view, [(0, plain)] if plain.found else [])
 
     def read_slips(self, page: Page, slips: Sequence[tuple[int, LocatedSlip]]) -> list[dict[str, Any]]:
         """Read some slips of a page (each with its index on the page) into this game (none: "no slip found")."""
         with self.lock:
             view = _GameView.of(self.game())
-        results = [(index, self.reader.read_located(slip, view.position, view.players, view.rounds, view.current))
+        results = [(index, self.reader.read_located(slip, view.position, view.players, view.rounds, view.current,
+                                                    relative_notation=view.relative_notation))
                    for index, slip in slips]  # fmt: skip
         return self._submit_all(page, view, results)
 
@@ -174,12 +176,14 @@ class _GameView:
     rounds: list[int]
     current: int | None
     positions: dict[int, Position]
+    relative_notation: bool  # the director allows relative-board notation (D.III.20.1.d)
 
     @classmethod
     def of(cls, game: DuplicateGame) -> _GameView:
         players = [PlayerRef(p.id, p.name, p.table) for p in game.players.values()]
         positions = {r.number: (r.board.copy(), r.rack) for r in game.rounds}
-        return cls(players, list(positions), game.current.number if game.current else None, positions)
+        current = game.current.number if game.current else None
+        return cls(players, list(positions), current, positions, "relativa" in game.settings.notations)
 
     def position(self, number: int | None) -> Position | None:
         """The board and rack of round ``number`` (None: the current round)."""

@@ -166,7 +166,6 @@ class SlipReader:
         self.thresholds = thresholds or Thresholds.load()
         self.cache = CandidateCache()
         self.placements = absolute.PlacementCache()
-        self.relative_notation = False  # the organiser allows D.III.20.1.d: every slip goes to the arbiter
 
     def score_line(self, line: np.ndarray, board: Board, rack: Sequence[Tile]) -> Scored:
         """A grey image of a handwritten play (coordinate and word) scored against the round's plays,
@@ -197,23 +196,29 @@ class SlipReader:
         return self.decide_line(gray, board, rack)
 
     def read_slip(self, gray: np.ndarray, position_of: PositionOf, players: Sequence[PlayerRef] = (),
-                  rounds: Sequence[int] = (), current: int | None = None) -> list[SlipResult]:  # fmt: skip
+                  rounds: Sequence[int] = (), current: int | None = None, *,
+                  relative_notation: bool = False) -> list[SlipResult]:  # fmt: skip
         """Every printed slip on a grey scan (an empty list when none is found).
 
         ``position_of(round)`` gives the board and rack of the round read from the
         slip (None when it cannot tell); ``rounds`` are the round numbers the slip
         may carry, ``current`` the one being played (the likeliest); ``players``
-        those it may belong to.
+        those it may belong to. ``relative_notation``: the director allows relative-board notation
+        (D.III.20.1.d), which the reader does not read: every slip then goes to the arbiter.
         """
-        return [self.read_located(slip, position_of, players, rounds, current) for slip in locate_slips(gray)]
+        return [self.read_located(slip, position_of, players, rounds, current, relative_notation=relative_notation)
+                for slip in locate_slips(gray)]  # fmt: skip
 
     def read_rectified(self, rectified: np.ndarray, position_of: PositionOf, players: Sequence[PlayerRef],
-                       rounds: Sequence[int], current: int | None = None) -> SlipResult:  # fmt: skip
+                       rounds: Sequence[int], current: int | None = None, *,
+                       relative_notation: bool = False) -> SlipResult:  # fmt: skip
         """A printed slip already in the slip frame at ``layout.PX_PER_MM``."""
-        return self.read_located(LocatedSlip(rectified, read_slip_qr(rectified)), position_of, players, rounds, current)
+        return self.read_located(LocatedSlip(rectified, read_slip_qr(rectified)), position_of, players, rounds, current,
+                                 relative_notation=relative_notation)  # fmt: skip
 
     def read_located(self, slip: LocatedSlip, position_of: PositionOf, players: Sequence[PlayerRef],
-                     rounds: Sequence[int], current: int | None = None) -> SlipResult:  # fmt: skip
+                     rounds: Sequence[int], current: int | None = None, *,
+                     relative_notation: bool = False) -> SlipResult:  # fmt: skip
         """A printed slip found by ``locate_slips`` (its QR code read already)."""
         rectified, qr = slip.rectified, slip.qr
         fields = {name: _crop(rectified, box.pixels(layout.PX_PER_MM, layout.FIELD_INSET))
@@ -231,11 +236,12 @@ class SlipReader:
             result.rectified, play_box = slip.board, absolute.board_box()
         return self._finish(result, join_line(coordinate, word), fields["ronda"], position_of, players, rounds,
                             several=max(text_rows(coordinate), text_rows(word)) > 1, play_box=play_box,
-                            current=current, grid=(slip.board, written) if written else None)  # fmt: skip
+                            current=current, grid=(slip.board, written) if written else None,
+                            relative_notation=relative_notation)  # fmt: skip
 
     def read_plain(self, gray: np.ndarray, template: PlainTemplate, position_of: PositionOf,
                    players: Sequence[PlayerRef] = (), rounds: Sequence[int] = (),
-                   current: int | None = None) -> SlipResult:  # fmt: skip
+                   current: int | None = None, *, relative_notation: bool = False) -> SlipResult:  # fmt: skip
         """A plain slip registered to ``template`` (fields ``coordenada`` + ``palabra``, or ``jugada``)."""
         homography = template.register(gray)
         if homography is None:
@@ -251,13 +257,15 @@ class SlipReader:
             line = join_line(crops["coordenada"], crops["palabra"])
             play_box = template.fields["coordenada"][:2] + template.fields["palabra"][2:]
         return self._finish(result, line, crops.get("ronda"), position_of, players, rounds,
-                            several=text_rows(line) > 1, play_box=play_box, current=current)  # fmt: skip
+                            several=text_rows(line) > 1, play_box=play_box, current=current,
+                            relative_notation=relative_notation)  # fmt: skip
 
     def _finish(self, result: SlipResult, line: np.ndarray, round_crop: np.ndarray | None, position_of: PositionOf,
                 players: Sequence[PlayerRef], rounds: Sequence[int], several: bool,
                 play_box: tuple[int, int, int, int], current: int | None = None,
-                grid: tuple[np.ndarray, list[tuple[int, int]]] | None = None) -> SlipResult:  # fmt: skip
-        flags: list[str] = ["relative_notation"] if self.relative_notation else []
+                grid: tuple[np.ndarray, list[tuple[int, int]]] | None = None,
+                relative_notation: bool = False) -> SlipResult:  # fmt: skip
+        flags: list[str] = ["relative_notation"] if relative_notation else []
         if players and (result.player is None or result.player_confidence < self.thresholds.field):
             flags.append("player_unknown")
         if round_crop is not None and rounds:

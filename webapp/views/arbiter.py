@@ -26,7 +26,7 @@ from werkzeug.wrappers import Response
 
 from rules_core.alphabet import split_letters
 from rules_core.classic import ClassicGame
-from rules_core.duplicate import NO_SLIP, DuplicateGame, DuplicateSettings, Round, rack_labels
+from rules_core.duplicate import NO_SLIP, NOTATIONS, DuplicateGame, DuplicateSettings, Round, rack_labels
 from rules_core.events import Event, GameError
 from rules_core.player_list import MAX_NAME, MAX_PLAYERS, ListedPlayer, PlayerListError, parse_player_list
 from rules_core.racks import draw_rack
@@ -92,6 +92,7 @@ def create_duplicate() -> Response | str:
             bonuses=form.get("bonuses") == "on",
             tie_breaks=form.get("tie_breaks") == "on",
             seed=_int(form.get("seed")),
+            notations=("canonica", *(n for n in NOTATIONS[1:] if form.get(f"notation_{n}") == "on")),
         )
         players = parse_player_list(form.get("players", ""))
     except PlayerListError as error:
