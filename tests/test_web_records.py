@@ -184,21 +184,10 @@ def test_an_earlier_list_is_imported_and_checked(app: Flask, arbiter: FlaskClien
 
 def test_the_evidence_file_holds_every_scan_and_its_manifest_matches(app: Flask, arbiter: FlaskClient,
                                                                      tmp_path: Path) -> None:  # fmt: skip
-    from webapp.services.scanning import FolderScanner
-    from webapp.services.shared import start_scanners, stop_scanners
-    from webapp.services.slip_demo import write_scan
-
-    from .test_web_slips import game_of, scan_of, wait_for
+    from .test_web_slips import scan_amonen_through_the_watched_folder
 
     game_id = duplicate_game(app)
-    folder = tmp_path / "escaner"
-    app.config["SCAN_POLL_SECONDS"] = 0.05
-    start_scanners(app, [FolderScanner("escaner1", folder)])
-    try:
-        write_scan(folder, "ana.jpg", scan_of(game_id, "j1", 1, "H3", "AMONEN"))
-        wait_for(lambda: "j1" in game_of(app, game_id).round(1).slips)
-    finally:
-        stop_scanners(app)
+    scan_amonen_through_the_watched_folder(app, game_id, tmp_path / "escaner")
     post(arbiter, f"/arbiter/g/{game_id}/slip", {"table": "2", "play": "H4 MANEN"})
     answer = arbiter.get(f"/arbiter/g/{game_id}/expediente.zip")
     assert answer.status_code == 200 and answer.headers["Content-Type"] == "application/zip"

@@ -98,10 +98,8 @@ def decide(client: FlaskClient, game_id: str, item_id: str, action: str, headers
                 headers=headers or {})  # fmt: skip
 
 
-def test_a_scan_dropped_in_the_watched_folder_is_read_into_the_game(app: Flask, arbiter: FlaskClient,
-                                                                    tmp_path: Path) -> None:  # fmt: skip
-    game_id = duplicate_game(app)  # round 1: A E M N N O Q; H3 AMONEN scores 22
-    folder = tmp_path / "escaner"
+def scan_amonen_through_the_watched_folder(app: Flask, game_id: str, folder: Path) -> None:
+    """Ana's slip (table 1, H3 AMONEN) dropped in a scanner's watched folder, waited for until read."""
     app.config["SCAN_POLL_SECONDS"] = 0.05
     start_scanners(app, [FolderScanner("escaner1", folder)])
     try:
@@ -109,6 +107,13 @@ def test_a_scan_dropped_in_the_watched_folder_is_read_into_the_game(app: Flask, 
         wait_for(lambda: "j1" in game_of(app, game_id).round(1).slips)
     finally:
         stop_scanners(app)
+
+
+def test_a_scan_dropped_in_the_watched_folder_is_read_into_the_game(app: Flask, arbiter: FlaskClient,
+                                                                    tmp_path: Path) -> None:  # fmt: skip
+    game_id = duplicate_game(app)  # round 1: A E M N N O Q; H3 AMONEN scores 22
+    folder = tmp_path / "escaner"
+    scan_amonen_through_the_watched_folder(app, game_id, folder)
     r = game_of(app, game_id).round(1)
     assert r.slips["j1"].notation == "H3 AMONEN" and r.slips["j1"].source == "escáner"
     assert r.results["j1"].score == 22

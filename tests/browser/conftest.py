@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,3 +22,11 @@ def browser() -> Iterator[Any]:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield launched
         launched.close()
+
+
+@pytest.fixture()
+def shots(tmp_path: Path) -> Path:
+    """Where the tests' screenshots go: ``VEEDOR_SCREENSHOTS``, or the test's temporary folder."""
+    folder = Path(os.environ.get("VEEDOR_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

@@ -10,7 +10,6 @@ is reconnecting, and recovers by itself when the server is back. Screenshots go 
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -91,13 +90,6 @@ def server(tmp_path: Path, file2017: Lexicon, password_hash: str) -> Iterator[tu
     running.start()
     yield running, game_id
     running.stop()
-
-
-@pytest.fixture()
-def shots(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("VEEDOR_SCREENSHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def test_a_round_from_the_console_reaches_the_screen(server: tuple[Server, str], browser: Any, shots: Path) -> None:

@@ -11,7 +11,6 @@ test's temporary folder).
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -87,13 +86,6 @@ def served(app: Flask) -> Iterator[tuple[str, Flask]]:
     yield f"http://127.0.0.1:{server.server_port}", app
     services(app).games.close()
     server.shutdown()
-
-
-@pytest.fixture()
-def shots(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("VEEDOR_SCREENSHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def fits(page: Any, shots: Path, name: str) -> None:

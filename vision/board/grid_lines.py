@@ -96,7 +96,9 @@ def _comb(profile: NDArray[np.float64], lo_pitch: float, hi_pitch: float, count:
     return chosen
 
 
-def _canvas_lines(image: NDArray[np.uint8], canvas_from_image: FloatArray, side: int, even: float = 0.0) -> NDArray[np.float32]:
+def _canvas_lines(
+    image: NDArray[np.uint8], canvas_from_image: FloatArray, side: int, even: float = 0.0
+) -> NDArray[np.float32]:
     """The frame warped to a ``side`` square canvas, as the brightness the grid lines are
     found in: the per-pixel minimum channel, stretched (only the canvas is processed); with
     ``even`` (cells) first divided by its own blur, so that uneven light is evened out."""

@@ -35,7 +35,6 @@ from rules_core.notation import Play
 
 from . import ctc, layout, tokens
 from .decoder import Candidate, CandidateSet, Decision, Scored, Thresholds, decide_scored, score_line
-from .lineimage import prepare_line
 
 ABS_W: Final = 190.0  # the absolute slip's width, mm (its height is layout.SLIP_H)
 CELL: Final = 4.2  # a square of the printed board, mm
@@ -288,23 +287,21 @@ def score_grid_line(log_probs: np.ndarray, views: Sequence[np.ndarray], cands: C
 
 
 def decide_grid(frame: np.ndarray, written: Sequence[SquareT], board: Board, rack: Sequence[Tile], lexicon: Lexicon,
-                log_probs_of: Callable[[np.ndarray], np.ndarray], thresholds: Thresholds, cache: PlacementCache,
-                variants_of: Callable[[np.ndarray], list[np.ndarray]] | None = None,
-                ) -> tuple[Decision, Scored | None, np.ndarray | None]:  # fmt: skip
+                read_line: Callable[[np.ndarray], tuple[np.ndarray, list[np.ndarray]]], thresholds: Thresholds,
+                cache: PlacementCache) -> tuple[Decision, Scored | None, np.ndarray | None]:  # fmt: skip
     """The decision on an absolute slip's written squares (``written_cells``): ``several_plays`` when they
     are not in one line, else every legal play over them scored on the squares read as one line
-    (``score_grid_line``) and decided as a written play (``decide_scored``). ``log_probs_of`` maps a
-    prepared grey line (``lineimage.prepare_line``) to the recogniser's output; ``variants_of`` a grey
-    line to its other views' outputs."""
+    (``score_grid_line``) and decided as a written play (``decide_scored``). ``read_line`` maps a grey
+    line to the recogniser's output on it and on its other views."""
     if in_one_line(written) is None:
         return Decision("", None, None, "flagged", ("several_plays",), 0.0), None, None
     across = in_one_line(written) is not False or len(written) == 1
     ordered = sorted(written, key=(lambda sq: sq[1]) if across else (lambda sq: sq[0]))
     line = cells_line(frame, ordered)
-    views = list(variants_of(line)) if variants_of else []
+    log_probs, views = read_line(line)
     rack_blanks = sum(1 for t in rack if t == BLANK)
     cands = grid_candidates(board, cache.get(board, rack, lexicon), ordered, rack_blanks)
-    scored = score_grid_line(log_probs_of(prepare_line(line)), views, cands, coordinate_of(ordered))
+    scored = score_grid_line(log_probs, views, cands, coordinate_of(ordered))
     return decide_scored(scored, board, rack, lexicon, thresholds), scored, line
 
 

@@ -170,9 +170,14 @@ class SlipReader:
     def score_line(self, line: np.ndarray, board: Board, rack: Sequence[Tile]) -> Scored:
         """A grey image of a handwritten play (coordinate and word) scored against the round's plays,
         on ``thresholds.variants`` views of it (``lineimage.variants``)."""
+        log_probs, views = self._outputs(line)
+        return score_line(log_probs, self.cache.get(board, rack, self.lexicon), views=views)
+
+    def _outputs(self, line: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The recogniser's output on a grey line (prepared), and on its ``thresholds.variants`` - 1 other views."""
         prepared = prepare_line(line)
         views = [self.recognizer.log_probs(v) for v in variants(prepared, int(self.thresholds.variants) - 1)]
-        return score_line(self.recognizer.log_probs(prepared), self.cache.get(board, rack, self.lexicon), views=views)
+        return self.recognizer.log_probs(prepared), views
 
     def _grid_thresholds(self) -> Thresholds:
         """An absolute slip's thresholds: ``grid_accept`` (set on calibration slips with a board,
@@ -181,11 +186,6 @@ class SlipReader:
         limits = self.thresholds
         accept = max(limits.accept, limits.grid_accept)
         return replace(limits, accept=accept, invalid=max(limits.invalid, accept))
-
-    def _views(self, line: np.ndarray) -> list[np.ndarray]:
-        """The recogniser's output on the ``thresholds.variants`` - 1 other views of a grey line."""
-        prepared = prepare_line(line)
-        return [self.recognizer.log_probs(v) for v in variants(prepared, int(self.thresholds.variants) - 1)]
 
     def decide_line(self, line: np.ndarray, board: Board, rack: Sequence[Tile]) -> Decision:
         """The decision on a grey image of a handwritten play (coordinate and word)."""
@@ -283,8 +283,8 @@ class SlipReader:
         board, rack = position
         if grid is not None:  # absolute-board notation: the board's written squares, not the boxes
             result.decision, result.scored, _ = absolute.decide_grid(
-                grid[0], grid[1], board, rack, self.lexicon, self.recognizer.log_probs, self._grid_thresholds(),
-                self.placements, self._views)  # fmt: skip
+                grid[0], grid[1], board, rack, self.lexicon, self._outputs, self._grid_thresholds(),
+                self.placements)  # fmt: skip
         else:
             result.line = line
             result.scored = self.score_line(line, board, rack)
