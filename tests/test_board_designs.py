@@ -1,4 +1,4 @@
-"""Any board, any tile font (issue 20): the finder on beige, blue and black boards, letters in a
+"""Any board, any tile font (issue 20): the finder on beige, blue, black and wooden boards, letters in a
 font kept out of training, blanks on two tile designs, no board where there is none."""
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ import pytest
 from vision.board import render as R
 from vision.board.cells import board_crops
 from vision.board.classify import default_classifier
-from vision.board.find import find_board
+from vision.board.find import WORK_SIDE, find_board
 from vision.board.geometry import image_corners
 from vision.board.labels import BLANK, FOREIGN
+from vision.board.outline import detail_mask, outline_quads
 from vision.board.render_designs import FONT_FAMILIES, TILE_FACES, design_board_style, families, family_of
 
 
@@ -37,6 +38,30 @@ def test_finds_boards_that_are_not_green(design: str, seed: int, rotation: float
     found = find_board(frame.image)
     assert found.found, found.reason
     assert _corner_error(found.corners, frame) < 0.15 * 520 / 15
+
+
+def _wooden_board_of_lit_and_shaded_squares() -> R.Render:
+    """A development wooden board (seed 999, fifth draw) whose lit and shaded orange squares the
+    frame's colour clusters split apart, so that no colour gives its outline."""
+    rng = np.random.default_rng(999)
+    every_family = families("train") + families("heldout")
+    for _ in range(5):
+        family = str(every_family[int(rng.integers(len(every_family)))])
+        scene = R.random_scene(rng, split="heldout", hands=0, design="wood", family=family)
+    return R.render(scene)
+
+
+def test_a_board_of_several_colours_is_found_by_its_busy_edges() -> None:
+    frame = _wooden_board_of_lit_and_shaded_squares()
+    scale = WORK_SIDE / max(frame.image.shape[:2])
+    small = cv2.resize(frame.image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    truth = image_corners(frame.image_from_board)
+    pitch = float(np.hypot(*(truth[1] - truth[0]))) / 15
+    outlines = [quad / scale for quad in outline_quads(detail_mask(small))]
+    assert min(_corner_error(quad, frame) for quad in outlines) < 1.5 * pitch  # the edges give the outline
+    found = find_board(frame.image)
+    assert found.found, found.reason
+    assert _corner_error(found.corners, frame) < 0.15 * pitch
 
 
 def test_font_families_are_split_whole() -> None:

@@ -17,7 +17,9 @@ table's texture) are dropped, pieces cut apart by tiles are joined, and the larg
 region's hull gives the outline: the largest quadrilateral on its vertices, and the one
 on its four longest sides. When that region reaches the frame's edge (a table of the
 board's hue), the pieces inside the frame are tried too, and then a stricter mask
-(saturation above the Otsu split of that hue); a frame the board fills is tried last.
+(saturation above the Otsu split of that hue). Then, for a board of several colours (lit
+and shaded wooden squares), the part of the frame busy with sharp edges (``detail_mask``);
+a frame the board fills is tried last.
 (2) Each outline is warped square with some slack, the grid lines (darker than the squares, or lighter on blue, black and beige
 boards: whichever stand out; tiles, the brightest things, count little) are fitted by the
 few best combs of 16 evenly spaced lines on each axis; the two pairs whose premium layout
@@ -62,7 +64,7 @@ from .geometry import (
     upright_turn,
 )
 from .grid_lines import CANVAS_CELL, QUAD_SLACK, fit_grid_global, fit_grid_local
-from .outline import MIN_BOARD_FRACTION, board_mask, green_candidates, outline_quads, stretch_channels
+from .outline import MIN_BOARD_FRACTION, board_mask, detail_mask, green_candidates, outline_quads, stretch_channels
 from .outline_colours import colour_masks
 from .premium_layout import layout_match
 
@@ -108,14 +110,15 @@ def find_board(image: NDArray[np.uint8]) -> BoardFind:
     """Find the grid in a BGR frame, with no prior knowledge of where it is."""
     _check_image(image)
     scale = min(1.0, WORK_SIDE / max(image.shape[:2]))
-    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+    small = np.asarray(cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image, np.uint8)
     stretched = stretch_channels(small)
     result = not_found("no se ve ninguna zona del tamaño de un tablero")
     greens = green_candidates(stretched)
     tried: list[FloatArray] = []
     greens_masks = (board_mask(stretched, green, strict=strict) for green in greens for strict in (False, True))
     other_masks = (m for _ in (0,) for m in colour_masks(stretched, tuple(greens)))  # only if green fails
-    for mask in itertools.chain(greens_masks, other_masks):  # green first (the tournament board), then any colour
+    busy_mask = (detail_mask(small) for _ in (0,))  # only if no colour gives the outline
+    for mask in itertools.chain(greens_masks, other_masks, busy_mask):  # green (the tournament board), any colour, edges
         for quad in outline_quads(mask):
             if any(np.abs(quad - q).max() <= 2.0 for q in tried):
                 continue

@@ -1,9 +1,10 @@
-"""The board's outline in a frame, from its colours (step (1) of ``find``).
+"""The board's outline in a frame, from its colours or its busy edges (step (1) of ``find``).
 
 ``board_mask`` marks the board's green (a hue, OpenCV's 0..180, from
 ``green_candidates``) with the small patches of other strong colours that touch it
 (premium squares): ``H x W`` uint8, 255 on the board, the size of the BGR frame it
-comes from. ``outline_quads`` turns a mask into the quadrilaterals that may be the
+comes from; ``detail_mask`` marks where the frame is busy with sharp edges instead (a
+board of several colours). ``outline_quads`` turns a mask into the quadrilaterals that may be the
 board's outline, likeliest first: ``4 x 2`` float64 image points (x, y) in pixels,
 clockwise in the image (y down) from the top-left-most corner.
 """
@@ -30,7 +31,7 @@ def stretch_channels(image: NDArray[np.uint8], low: float = 1.0, high: float = 9
     hi = np.percentile(sample, high, axis=0)
     scale = 255.0 / np.maximum(hi - lo, 8.0)
     out = (image.astype(np.float32) - lo) * scale
-    return np.clip(out, 0, 255).astype(np.uint8)
+    return np.asarray(np.clip(out, 0, 255), np.uint8)
 
 
 def green_candidates(image: NDArray[np.uint8], count: int = 3) -> list[int]:
@@ -83,6 +84,21 @@ def _premium_squares(green: NDArray[np.uint8], coloured: NDArray[np.bool_]) -> N
     keep = touching & (stats[:, cv2.CC_STAT_AREA] <= PREMIUM_PATCH_MAX * green.size)
     keep[0] = False
     return np.where(keep[labels], np.uint8(255), np.uint8(0))
+
+
+def detail_mask(image: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """255 where the frame is busy with sharp edges: the grid's lines and the tiles' borders,
+    averaged over about a cell (a fortieth of the frame's longest side), split from the
+    calmer rest at Otsu's threshold. The outline of a board whose squares are of several
+    colours (a wooden board's lit and shaded squares, split apart by ``outline_colours``)
+    when the table around it is plainer than the board (issue 20)."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    edges = cv2.magnitude(cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3))
+    reach = max(5, int(max(image.shape[:2]) / 40))
+    busy = cv2.blur(edges, (reach, reach))
+    scaled = np.clip(busy * (255.0 / max(1e-6, float(np.percentile(busy, 99)))), 0, 255).astype(np.uint8)
+    _, mask = cv2.threshold(scaled, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    return np.asarray(mask, np.uint8)
 
 
 def outline_quad(mask: NDArray[np.uint8]) -> FloatArray | None:
