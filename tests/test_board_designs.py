@@ -12,7 +12,7 @@ import pytest
 from vision.board import render as R
 from vision.board.cells import board_crops
 from vision.board.classify import default_classifier
-from vision.board.find import WORK_SIDE, find_board
+from vision.board.find import find_board, work_frame
 from vision.board.geometry import image_corners
 from vision.board.labels import BLANK, FOREIGN
 from vision.board.outline import detail_mask, outline_quads
@@ -53,8 +53,7 @@ def _wooden_board_of_lit_and_shaded_squares() -> R.Render:
 
 def test_a_board_of_several_colours_is_found_by_its_busy_edges() -> None:
     frame = _wooden_board_of_lit_and_shaded_squares()
-    scale = WORK_SIDE / max(frame.image.shape[:2])
-    small = cv2.resize(frame.image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    small, scale = work_frame(frame.image)
     truth = image_corners(frame.image_from_board)
     pitch = float(np.hypot(*(truth[1] - truth[0]))) / 15
     outlines = [quad / scale for quad in outline_quads(detail_mask(small))]

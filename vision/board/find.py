@@ -20,9 +20,9 @@ board's hue), the pieces inside the frame are tried too, and then a stricter mas
 (saturation above the Otsu split of that hue). Then, for a board of several colours (lit
 and shaded wooden squares), the part of the frame busy with sharp edges (``detail_mask``);
 a frame the board fills is tried last.
-(2) Each outline is warped square with some slack, the grid lines (darker than the squares, or lighter on blue, black and beige
-boards: whichever stand out; tiles, the brightest things, count little) are fitted by the
-few best combs of 16 evenly spaced lines on each axis; the two pairs whose premium layout
+(2) Each outline is warped square with some slack, the grid lines (darker than the
+squares, or lighter on blue, black and beige boards: whichever stand out; tiles, the
+brightest things, count little) are fitted by the few best combs of 16 evenly spaced lines on each axis; the two pairs whose premium layout
 matches best, then the outline itself, are followed line by line, band by band, and the
 line crossings fit the homography (RANSAC), looking wide and then close; the grid is
 moved up to two cells if the layout says so. When no outline gives a grid, the first
@@ -109,8 +109,7 @@ def not_found(reason: str, **details: float) -> BoardFind:
 def find_board(image: NDArray[np.uint8]) -> BoardFind:
     """Find the grid in a BGR frame, with no prior knowledge of where it is."""
     _check_image(image)
-    scale = min(1.0, WORK_SIDE / max(image.shape[:2]))
-    small = np.asarray(cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image, np.uint8)
+    small, scale = work_frame(image)
     stretched = stretch_channels(small)
     result = not_found("no se ve ninguna zona del tamaño de un tablero")
     greens = green_candidates(stretched)
@@ -140,6 +139,15 @@ def find_board(image: NDArray[np.uint8]) -> BoardFind:
         if whole.found:
             return whole
     return result
+
+
+def work_frame(image: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], float]:
+    """The frame the outline masks are made on: scaled down to ``WORK_SIDE`` on its longest side
+    (never up), and that scale (work pixels per frame pixel)."""
+    scale = min(1.0, WORK_SIDE / max(image.shape[:2]))
+    if scale == 1.0:
+        return image, scale
+    return np.asarray(cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8), scale
 
 
 def _find_in_quad(image: NDArray[np.uint8], quad: FloatArray, wide: bool = False) -> BoardFind:

@@ -293,9 +293,10 @@ def decide_grid(frame: np.ndarray, written: Sequence[SquareT], board: Board, rac
     are not in one line, else every legal play over them scored on the squares read as one line
     (``score_grid_line``) and decided as a written play (``decide_scored``). ``read_line`` maps a grey
     line to the recogniser's output on it and on its other views."""
-    if in_one_line(written) is None:
+    direction = in_one_line(written)
+    if direction is None:
         return Decision("", None, None, "flagged", ("several_plays",), 0.0), None, None
-    across = in_one_line(written) is not False or len(written) == 1
+    across = direction is not False or len(written) == 1
     ordered = sorted(written, key=(lambda sq: sq[1]) if across else (lambda sq: sq[0]))
     line = cells_line(frame, ordered)
     log_probs, views = read_line(line)
