@@ -14,9 +14,10 @@ from vision.board.cells import board_crops
 from vision.board.classify import default_classifier
 from vision.board.find import find_board, work_frame
 from vision.board.geometry import image_corners
-from vision.board.labels import BLANK, FOREIGN
+from vision.board.labels import BLANK, EMPTY, FOREIGN, is_tile
 from vision.board.outline import detail_mask, outline_quads
-from vision.board.render_designs import FONT_FAMILIES, TILE_FACES, design_board_style, families, family_of
+from vision.board.reading import read_board
+from vision.board.render_designs import DESIGNS, FONT_FAMILIES, TILE_FACES, design_board_style, families, family_of
 
 
 def _design_frame(design: str, seed: int, rotation: float, fill: float = 0.25) -> R.Render:
@@ -61,6 +62,32 @@ def test_a_board_of_several_colours_is_found_by_its_busy_edges() -> None:
     found = find_board(frame.image)
     assert found.found, found.reason
     assert _corner_error(found.corners, frame) < 0.15 * pitch
+
+
+def _development_render(seed: int, index: int) -> R.Render:
+    """The ``index``-th render of ``bench_board.bench_designs`` drawn with a development seed."""
+    rng = np.random.default_rng(seed)
+    for i in range(index + 1):
+        pool = families("train") if (i // len(DESIGNS)) % 2 == 0 else families("heldout")
+        family = str(pool[int(rng.integers(len(pool)))])
+        scene = R.random_scene(rng, split="heldout", hands=0, design=DESIGNS[i % len(DESIGNS)], family=family)
+    return R.render(scene)
+
+
+def test_empty_wooden_squares_are_not_read_as_blanks() -> None:
+    """A development wooden board (seed 4242, 25th render; wood is a design kept out of
+    training) whose brown squares the classifier alone reads as blanks in seven places:
+    a blank must have the tiles' colour, so they are read empty, and every tile is a tile."""
+    frame = _development_render(4242, 24)
+    assert frame.labels and DESIGNS[24 % len(DESIGNS)] == "wood"
+    reading = read_board(frame.image)
+    assert reading.found, reading.reason
+    truth = [name for row in frame.labels for name in row]
+    read = [name for row in reading.labels for name in row]
+    wrong = [(k, t, r) for k, (t, r) in enumerate(zip(truth, read)) if is_tile(t) != is_tile(r)]
+    assert not wrong
+    assert all(r == BLANK for t, r in zip(truth, read) if t == BLANK)
+    assert sum(t == EMPTY for t in truth) > 100
 
 
 def test_font_families_are_split_whole() -> None:

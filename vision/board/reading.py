@@ -24,6 +24,7 @@ from .find import BoardFind, find_board
 from .geometry import SIZE, FloatArray, image_corners, rotate_board_frame
 from .labels import CLASSES, tile_of
 from .orientation import TurnGuess, infer_turn, turned_crops
+from .tile_colour import blanks_of_tile_colour
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ def classify_board(
     if turn % 4:
         crops = turned_crops(crops, turn)
         probabilities = classifier.probabilities(crops)
-    return from_probabilities(find, probabilities, turn % 4, guess)
+    return from_probabilities(find, blanks_of_tile_colour(crops, probabilities), turn % 4, guess)
 
 
 def from_probabilities(

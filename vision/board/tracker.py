@@ -63,6 +63,7 @@ from .labels import BLANK, COVERED, EMPTY, FOREIGN, tile_of
 from .orientation import infer_turn, turned_crops
 from .reading import from_probabilities
 from .reports import Report, TrackerStatus
+from .tile_colour import blanks_of_tile_colour
 
 __all__ = ["EMPTY_LABELS", "BoardTracker", "Labels", "Report", "TrackerSettings", "TrackerStatus"]
 
@@ -329,7 +330,7 @@ class BoardTracker:
             if self._turn:
                 crops = turned_crops(crops, self._turn)
                 probabilities = self._classifier.probabilities(crops)
-        reading = from_probabilities(find, probabilities, self._turn or 0)
+        reading = from_probabilities(find, blanks_of_tile_colour(crops, probabilities), self._turn or 0)
         return reading.labels, reading.confidence
 
     def _turn_of_first_play(self, crops: NDArray[np.uint8], find: BoardFind) -> int | None:

@@ -1,0 +1,59 @@
+"""A cell read as a blank must show the colour of the board's tiles (``vision.board.tile_colour``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rules_core.board import PREMIUMS
+from vision.board.cells import CROP_PX
+from vision.board.labels import BLANK, CLASSES, EMPTY, INDEX
+from vision.board.tile_colour import blanks_of_tile_colour
+
+CREAM = (200, 235, 245)  # BGR: the tiles' face
+BROWN = (40, 90, 150)  # BGR: a wooden board's plain squares
+INK = (30, 30, 30)
+
+
+def _board(blank_like: dict[int, tuple[int, int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Crops and probabilities of a wooden board: letter tiles read surely in rows A and O,
+    plain squares read surely empty, and the cells of ``blank_like`` (index -> colour) read as
+    blanks with probability 0.6 (the rest to empty)."""
+    crops = np.zeros((225, CROP_PX, CROP_PX, 3), np.uint8)
+    probabilities = np.zeros((225, len(CLASSES)), np.float32)
+    for k in range(225):
+        r, c = divmod(k, 15)
+        if k in blank_like:
+            crops[k] = blank_like[k]
+            probabilities[k, INDEX[BLANK]], probabilities[k, INDEX[EMPTY]] = 0.6, 0.4
+        elif r in (0, 14) and c % 2:
+            crops[k] = CREAM
+            crops[k, 14:26, 18:22] = INK  # a letter's stroke
+            probabilities[k, INDEX["A"]] = 0.99
+            probabilities[k, INDEX[EMPTY]] = 0.01
+        else:
+            crops[k] = BROWN if PREMIUMS[r][c].name == "NONE" else (60, 40, 200)
+            probabilities[k, INDEX[EMPTY]] = 0.98
+            probabilities[k, INDEX[BLANK]] = 0.02
+    return crops, probabilities
+
+
+def test_an_empty_square_read_as_a_blank_becomes_empty_and_a_blank_stays() -> None:
+    brown_cell, cream_cell = 5 * 15 + 6, 9 * 15 + 6  # F7 and J7: plain squares
+    crops, probabilities = _board({brown_cell: BROWN, cream_cell: CREAM})
+    out = blanks_of_tile_colour(crops, probabilities)
+    assert CLASSES[int(out[brown_cell].argmax())] == EMPTY
+    assert out[brown_cell, INDEX[EMPTY]] == np.float32(1.0)  # the blank's probability moved, none lost
+    assert CLASSES[int(out[cream_cell].argmax())] == BLANK
+    assert np.array_equal(np.delete(out, brown_cell, axis=0), np.delete(probabilities, brown_cell, axis=0))
+
+
+def test_without_tiles_to_compare_a_blank_reading_is_left_as_read() -> None:
+    crops, probabilities = _board({5 * 15 + 6: BROWN})
+    probabilities[:, INDEX["A"]] = 0.0  # no letter read surely: no tile colour known
+    out = blanks_of_tile_colour(crops, probabilities)
+    assert CLASSES[int(out[5 * 15 + 6].argmax())] == BLANK
+
+
+def test_the_premium_layout_is_the_same_under_a_quarter_turn() -> None:
+    kinds = np.array([[p.name for p in row] for row in PREMIUMS])
+    assert np.array_equal(kinds, np.rot90(kinds))  # so crops in any turn compare squares of their kind

@@ -1,0 +1,111 @@
+"""A blank is a tile: a cell read as a blank must show the colour of the board's tiles.
+
+On a board design the classifier never saw (the brown squares of a wooden board) an
+empty square and a blank look alike to it: neither shows a letter. Their colours tell
+them apart. All the tiles of a set are one colour (C.10: the blanks are tiles of the
+set), and an empty square has the colour of the empty squares of its kind (plain or one
+premium, C.13-C.16). So each cell read as a blank is compared with the tiles read with
+confidence near it and with the empty squares of its kind near it (the light changes
+over a board; those read surely empty, else those read empty): when almost none of its
+pixels are nearer the tiles' colour, its blank probability goes to empty. Where the
+references are too few, the reading is left as is.
+
+Colours are CIE Lab of the normalised crops (``cells``), every other pixel each way;
+lightness weighs a third, as the light changes it most. A tile's colour is its lighter
+half's (the ink is dark).
+Crops are ``225 x CROP_PX x CROP_PX x 3`` BGR, row-major from A1; the premium layout
+is the same under every quarter turn, so the crops may be in any turn.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from rules_core.board import PREMIUMS
+
+from .cells import CELL_PX, CONTEXT_PX
+from .geometry import SIZE
+from .labels import BLANK, COVERED, EMPTY, INDEX
+
+RADIUS: Final = 3  # cells: the references are taken within this many rows and columns
+MIN_REFERENCES: Final = 2  # of each kind near the cell, else over the whole board
+SURE: Final = 0.9  # probability of a reading used as a reference
+LIGHTNESS_WEIGHT: Final = 1 / 3
+MIN_TILE_SHARE: Final = 0.2  # a blank shows at least this share of tile-coloured pixels
+STRIDE: Final = 2  # every other pixel of a cell, each way, is compared (a quarter of them)
+CENTRE_MARGIN: Final = 3  # compared pixels, at each side of a cell, left out of the reference colours
+
+_KIND: Final = np.array([PREMIUMS[r][c].name for r in range(SIZE) for c in range(SIZE)])
+_ROW_COL: Final = np.indices((SIZE, SIZE)).reshape(2, -1).T
+
+
+def blanks_of_tile_colour(crops: NDArray[np.uint8], probabilities: NDArray[np.float32]) -> NDArray[np.float32]:
+    """``probabilities`` (225 x classes) with the blank readings that do not show the tiles'
+    colour moved to empty (a new array; the same one when no cell reads as a blank)."""
+    best = probabilities.argmax(axis=1)
+    candidates = np.flatnonzero(best == INDEX[BLANK])
+    if len(candidates) == 0:
+        return probabilities
+    sure = probabilities.max(axis=1) >= SURE
+    letters = sure & ~np.isin(best, [INDEX[EMPTY], INDEX[BLANK], INDEX[COVERED]])
+    empties = best == INDEX[EMPTY]
+    cells = _cell_lab(crops)
+    m = CENTRE_MARGIN
+    centres = cells[:, m:-m, m:-m].reshape(len(cells), -1, 3)
+    faces = _lighter_halves(centres, letters)
+    squares = np.full((len(centres), 3), np.nan, np.float32)
+    squares[empties] = np.median(centres[empties], axis=1)
+    out = probabilities.copy()
+    for k in candidates.tolist():
+        near = np.abs(_ROW_COL - _ROW_COL[k]).max(axis=1) <= RADIUS
+        kind = _KIND == _KIND[k]
+        tiles = _references([letters], near)
+        empty = _references([sure & empties & kind, empties & kind], near)
+        if tiles is None or empty is None:
+            continue
+        if _tile_share(cells[k], np.median(faces[tiles], axis=0), np.median(squares[empty], axis=0)) < MIN_TILE_SHARE:
+            out[k, INDEX[EMPTY]] += out[k, INDEX[BLANK]]
+            out[k, INDEX[BLANK]] = 0.0
+    return out
+
+
+def _cell_lab(crops: NDArray[np.uint8]) -> NDArray[np.float32]:
+    """Every ``STRIDE``-th pixel of the cells without their context, as Lab with lightness
+    weighed down: ``225 x CELL_PX / STRIDE x CELL_PX / STRIDE x 3`` float."""
+    inside = slice(CONTEXT_PX, CONTEXT_PX + CELL_PX, STRIDE)
+    cells = np.ascontiguousarray(crops[:, inside, inside])
+    side = cells.shape[1]
+    lab = cv2.cvtColor(cells.reshape(-1, side, 3), cv2.COLOR_BGR2Lab).reshape(-1, side, side, 3)
+    return lab.astype(np.float32) * np.array([LIGHTNESS_WEIGHT, 1.0, 1.0], np.float32)
+
+
+def _lighter_halves(centres: NDArray[np.float32], chosen: NDArray[np.bool_]) -> NDArray[np.float32]:
+    """Per chosen cell (``N x pixels x 3``), the median colour of the lighter half of its pixels
+    (a tile's face, not its ink); NaN elsewhere."""
+    faces = np.full((len(centres), 3), np.nan, np.float32)
+    if chosen.any():
+        pixels = centres[chosen]
+        order = np.argsort(pixels[:, :, 0], axis=1)[:, pixels.shape[1] // 2 :]
+        faces[chosen] = np.median(np.take_along_axis(pixels, order[:, :, None], axis=1), axis=1)
+    return faces
+
+
+def _references(choices: list[NDArray[np.bool_]], near: NDArray[np.bool_]) -> NDArray[np.intp] | None:
+    """The cells of the first choice with enough of them near the cell, or else on the whole
+    board; None when no choice has enough."""
+    for chosen in choices:
+        for mask in (chosen & near, chosen):
+            found = np.flatnonzero(mask)
+            if len(found) >= MIN_REFERENCES:
+                return found
+    return None
+
+
+def _tile_share(cell: NDArray[np.float32], tile: NDArray[np.float32], square: NDArray[np.float32]) -> float:
+    """The share of a cell's pixels (``H x W x 3``) nearer the tiles' colour than the square's."""
+    pixels = cell.reshape(-1, 3)
+    return float(np.mean(np.linalg.norm(pixels - tile, axis=1) < np.linalg.norm(pixels - square, axis=1)))
