@@ -22,10 +22,11 @@ and shaded wooden squares), the part of the frame busy with sharp edges (``detai
 a frame the board fills is tried last.
 (2) Each outline is warped square with some slack, the grid lines (darker than the
 squares, or lighter on blue, black and beige boards: whichever stand out; tiles, the
-brightest things, count little) are fitted by the few best combs of 16 evenly spaced lines on each axis; the two pairs whose premium layout
-matches best, then the outline itself, are followed line by line, band by band, and the
-line crossings fit the homography (RANSAC), looking wide and then close; the grid is
-moved up to two cells if the layout says so. When no outline gives a grid, the first
+brightest things, count little) are fitted by the few best combs of 16 evenly spaced
+lines on each axis; the two pairs whose premium layout matches best, then the outline
+itself, are followed line by line, band by band, and the line crossings fit the
+homography (RANSAC), looking wide and then close; the grid is moved up to two cells if
+the layout says so. When no outline gives a grid, the first
 ``WIDE_QUADS`` are looked at again more widely: more combs and pairs, the canvas's light
 evened out, the close look kept only if it fits as well (glare, a steep tilt, a crowded
 board; issue 20). (3) Checks: the crossings must fit one grid, the premium layout

@@ -4,8 +4,8 @@
 ``green_candidates``) with the small patches of other strong colours that touch it
 (premium squares): ``H x W`` uint8, 255 on the board, the size of the BGR frame it
 comes from; ``detail_mask`` marks where the frame is busy with sharp edges instead (a
-board of several colours). ``outline_quads`` turns a mask into the quadrilaterals that may be the
-board's outline, likeliest first: ``4 x 2`` float64 image points (x, y) in pixels,
+board of several colours). ``outline_quads`` turns a mask into the quadrilaterals that
+may be the board's outline, likeliest first: ``4 x 2`` float64 image points (x, y) in pixels,
 clockwise in the image (y down) from the top-left-most corner.
 """
 

@@ -12,9 +12,9 @@ references are too few, the reading is left as is.
 
 Colours are CIE Lab of the normalised crops (``cells``), every other pixel each way;
 lightness weighs a third, as the light changes it most. A tile's colour is its lighter
-half's (the ink is dark).
-Crops are ``225 x CROP_PX x CROP_PX x 3`` BGR, row-major from A1; the premium layout
-is the same under every quarter turn, so the crops may be in any turn.
+half's (the ink is dark). Crops are ``225 x CROP_PX x CROP_PX x 3`` BGR, row-major from
+A1; the premium layout is the same under every quarter turn, so the crops may be in any
+turn.
 """
 
 from __future__ import annotations
