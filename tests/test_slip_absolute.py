@@ -15,9 +15,11 @@ from rules_core.movegen import generate_plays
 from rules_core.notation import Play
 from vision.slips import absolute, synthetic
 from vision.slips import handwriting as hw
+from vision.slips.decoder import GRID_THRESHOLDS_FILE, Thresholds
 from vision.slips.ingest import split_pages
 from vision.slips.printing import pads, slips_pdf
 from vision.slips.reader import LocatedSlip, SlipReader, locate_slips
+from vision.slips.recognizer import DEFAULT_MODEL, GRID_MODEL, Recognizer
 from webapp.cli import main as cli
 
 CHORIZO = "15/15/15/15/15/15/15/5[CH]ORIZO4/15/15/15/15/15/15/15 AACSEIO 0/0 0"
@@ -157,3 +159,17 @@ def test_a_faint_broken_letter_starting_the_word_is_a_written_square(printed: Lo
     _ink_in(frame, (2, 2), broken)  # the same marks far from any word
     _ink_in(frame, (7, 6), [(0.4, 0.2, 0.6, 0.2)])  # a short stray stroke under the word
     assert absolute.written_cells(frame) == [(6, 4), (6, 5), (6, 6), (6, 7)]
+
+
+def test_the_board_has_its_own_recogniser_and_thresholds(file2017: Lexicon) -> None:
+    """The committed reader reads boards with the board recogniser and the thresholds calibrated for it;
+    a recogniser on trial, passed alone, reads both the lines and the boards with its own thresholds."""
+    committed = SlipReader(file2017)
+    assert committed.grid.recognizer.model_path == GRID_MODEL
+    assert committed.grid.recognizer is not committed.recognizer
+    assert committed.grid.thresholds == Thresholds.load(GRID_THRESHOLDS_FILE) != committed.thresholds
+    grid_limits = committed._grid_thresholds()
+    assert grid_limits.accept >= committed.grid.thresholds.grid_accept > 0 and grid_limits.invalid >= grid_limits.accept
+    on_trial = Recognizer(DEFAULT_MODEL)
+    trial = SlipReader(file2017, on_trial, Thresholds(accept=0.5))
+    assert trial.grid.recognizer is on_trial and trial.grid.thresholds.accept == 0.5

@@ -60,6 +60,7 @@ FLAGS: Final = (
     "relative_notation",  # D.III.20.1.d: relative-board notation, which the reader does not read
 )
 THRESHOLDS_FILE: Final = Path(__file__).resolve().parents[2] / "models" / "slips" / "thresholds.json"
+GRID_THRESHOLDS_FILE: Final = THRESHOLDS_FILE.with_name("grid_thresholds.json")  # ``recognizer.GRID_MODEL``'s
 SEPARATORS: Final = (tokens.INDEX[" "], tokens.INDEX["-"])
 _COORD: Final = r"(?:[A-O](?:1[0-5]|[1-9])|(?:1[0-5]|[1-9])[A-O])"
 _PLAY_RE: Final = re.compile(rf"({_COORD})([A-ZÑa-zñ]+)([→↓]?)(?={_COORD}|$)")

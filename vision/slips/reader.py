@@ -26,10 +26,20 @@ from rules_core.board import Board
 from rules_core.lexicon import Lexicon
 
 from . import absolute, layout
-from .decoder import CandidateCache, Decision, Scored, Thresholds, decide_scored, pick, score_choice, score_line
+from .decoder import (
+    GRID_THRESHOLDS_FILE,
+    CandidateCache,
+    Decision,
+    Scored,
+    Thresholds,
+    decide_scored,
+    pick,
+    score_choice,
+    score_line,
+)
 from .lineimage import ink_of, prepare_line, variants
 from .qr import read_slip_qr
-from .recognizer import Recognizer, default_recognizer
+from .recognizer import GRID_MODEL, Recognizer, default_recognizer
 from .register import PlainTemplate, find_slips
 
 Position = tuple[Board, tuple[Tile, ...]]
@@ -151,19 +161,48 @@ def text_rows(gray: np.ndarray) -> int:
     return sum(1 for band in bands if band >= 0.5 * tallest)
 
 
+def _outputs_of(recognizer: Recognizer, thresholds: Thresholds,
+                line: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:  # fmt: skip
+    """A recogniser's output on a grey line (prepared), and on ``thresholds.variants`` - 1 other views of it."""
+    prepared = prepare_line(line)
+    views = [recognizer.log_probs(v) for v in variants(prepared, int(thresholds.variants) - 1)]
+    return recognizer.log_probs(prepared), views
+
+
 def _same_position(a: Position, b: Position) -> bool:
     """Same board and same rack (in any order)."""
     return a[0] == b[0] and sorted(a[1]) == sorted(b[1])
 
 
+@dataclass(frozen=True)
+class GridReading:
+    """What reads the letters written on an absolute slip's board: a recogniser and its own thresholds."""
+
+    recognizer: Recognizer
+    thresholds: Thresholds
+
+
+def committed_grid_reading() -> GridReading:
+    """The committed board recogniser (``recognizer.GRID_MODEL``) with the thresholds calibrated for it."""
+    return GridReading(default_recognizer(GRID_MODEL), Thresholds.load(GRID_THRESHOLDS_FILE))
+
+
 class SlipReader:
-    """Loads the recogniser once; reads slips for any round (candidate sets cached per position)."""
+    """Loads the recognisers once; reads slips for any round (candidate sets cached per position).
+
+    The play lines and the boxes are read by ``recognizer`` with ``thresholds``; the letters written on
+    an absolute slip's board by ``grid``. Without ``grid``: the committed board recogniser when the line
+    recogniser is the committed one too, else the line recogniser and its thresholds (a model on trial
+    reads both)."""
 
     def __init__(self, lexicon: Lexicon, recognizer: Recognizer | None = None,
-                 thresholds: Thresholds | None = None) -> None:  # fmt: skip
+                 thresholds: Thresholds | None = None, grid: GridReading | None = None) -> None:  # fmt: skip
         self.lexicon = lexicon
         self.recognizer = recognizer or default_recognizer()
         self.thresholds = thresholds or Thresholds.load()
+        if grid is None:
+            grid = committed_grid_reading() if recognizer is None else GridReading(self.recognizer, self.thresholds)
+        self.grid = grid
         self.cache = CandidateCache()
         self.placements = absolute.PlacementCache()
 
@@ -175,15 +214,17 @@ class SlipReader:
 
     def _outputs(self, line: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
         """The recogniser's output on a grey line (prepared), and on its ``thresholds.variants`` - 1 other views."""
-        prepared = prepare_line(line)
-        views = [self.recognizer.log_probs(v) for v in variants(prepared, int(self.thresholds.variants) - 1)]
-        return self.recognizer.log_probs(prepared), views
+        return _outputs_of(self.recognizer, self.thresholds, line)
+
+    def _grid_outputs(self, line: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The board recogniser's output on a grey line of a board's letters, as ``_outputs``."""
+        return _outputs_of(self.grid.recognizer, self.grid.thresholds, line)
 
     def _grid_thresholds(self) -> Thresholds:
-        """An absolute slip's thresholds: ``grid_accept`` (set on calibration slips with a board,
-        ``models.slips.calibrate_grid``) to accept, and a reading scored 0 as written needs as much (a
-        square missed or a stray mark changes the word read, not only its letters)."""
-        limits = self.thresholds
+        """An absolute slip's thresholds (the board recogniser's): ``grid_accept`` (set on calibration
+        slips with a board, ``models.slips.calibrate_grid``) to accept, and a reading scored 0 as written
+        needs as much (a square missed or a stray mark changes the word read, not only its letters)."""
+        limits = self.grid.thresholds
         accept = max(limits.accept, limits.grid_accept)
         return replace(limits, accept=accept, invalid=max(limits.invalid, accept))
 
@@ -232,12 +273,12 @@ class SlipReader:
         coordinate, word = fields["coordenada"], fields["palabra"]
         play_box = layout.FIELDS["coordenada"].pixels()[:2] + layout.FIELDS["palabra"].pixels()[2:]
         written = absolute.written_cells(slip.board) if slip.board is not None else []
-        if written:  # absolute notation: the arbiter is shown the whole slip, board included, and the board
-            result.rectified, play_box = slip.board, absolute.board_box()
+        grid = (slip.board, written) if slip.board is not None and written else None
+        if grid is not None:  # absolute notation: the arbiter is shown the whole slip, board included
+            result.rectified, play_box = grid[0], absolute.board_box()
         return self._finish(result, join_line(coordinate, word), fields["ronda"], position_of, players, rounds,
                             several=max(text_rows(coordinate), text_rows(word)) > 1, play_box=play_box,
-                            current=current, grid=(slip.board, written) if written else None,
-                            relative_notation=relative_notation)  # fmt: skip
+                            current=current, grid=grid, relative_notation=relative_notation)  # fmt: skip
 
     def read_plain(self, gray: np.ndarray, template: PlainTemplate, position_of: PositionOf,
                    players: Sequence[PlayerRef] = (), rounds: Sequence[int] = (),
@@ -283,7 +324,7 @@ class SlipReader:
         board, rack = position
         if grid is not None:  # absolute-board notation: the board's written squares, not the boxes
             result.decision, result.scored, _ = absolute.decide_grid(
-                grid[0], grid[1], board, rack, self.lexicon, self._outputs, self._grid_thresholds(),
+                grid[0], grid[1], board, rack, self.lexicon, self._grid_outputs, self._grid_thresholds(),
                 self.placements)  # fmt: skip
         else:
             result.line = line
