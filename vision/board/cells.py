@@ -5,7 +5,8 @@ The board is warped so that a cell is ``CELL_PX`` pixels and every crop keeps
 their tops lean away from the camera's axis), giving ``CROP_PX`` square crops.
 Crop ``r * 15 + c`` is cell (row r, col c) of the board as ``image_from_board``
 labels it (row A first). Colours are stretched per board (``normalise_board``) so
-dim light and colour casts reach the classifier as a standard board.
+dim light and colour casts reach the classifier as a standard board; a board seen in
+such dim light that the stretch leaves it grainy is smoothed (``smoothed_when_noisy``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ CELL_PX: Final = 32
 CONTEXT_PX: Final = 4
 CROP_PX: Final = CELL_PX + 2 * CONTEXT_PX  # 40
 CANVAS_PX: Final = SIZE * CELL_PX + 2 * CONTEXT_PX  # 488
+NOISY: Final = 8.0  # grey levels of pixel noise (``pixel_noise``) above which a normalised board is smoothed
+SMOOTHING_PX: Final = 0.7  # the smoothing's Gaussian sigma, canvas pixels (a cell is ``CELL_PX``)
 
 
 def canvas_from_board() -> FloatArray:
@@ -48,6 +51,27 @@ def normalise_board(canvas: NDArray[np.uint8]) -> NDArray[np.uint8]:
     return np.asarray(cv2.LUT(np.ascontiguousarray(canvas), lut), np.uint8)
 
 
+def pixel_noise(canvas: NDArray[np.uint8]) -> float:
+    """A robust sigma of a canvas's pixel noise, in grey levels: the median absolute difference between
+    the grey canvas and its 1 px Gaussian blur, over 0.6745 (every second row and column is enough).
+    Letters and tile edges are a small share of the pixels, so the median is the sensor's grain (and a
+    wooden board's). Real venue photos measure 2-4; a dim board stretched by ``normalise_board``, 10-30."""
+    grey = cv2.cvtColor(canvas, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    detail = grey - cv2.GaussianBlur(grey, (0, 0), 1.0)
+    return float(np.median(np.abs(detail[::2, ::2]))) / 0.6745
+
+
+def smoothed_when_noisy(canvas: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """The canvas blurred by ``SMOOTHING_PX`` when its ``pixel_noise`` is above ``NOISY``, else itself.
+
+    A board in dim light, stretched to full contrast, reaches the classifier grainier than any crop it
+    was trained on: the grain turns plain letters into foreign ones and tiles into doubts. A slight blur
+    takes most of the grain and keeps the strokes (a letter's stroke is 3-5 canvas pixels wide)."""
+    if pixel_noise(canvas) <= NOISY:
+        return canvas
+    return np.asarray(cv2.GaussianBlur(canvas, (0, 0), SMOOTHING_PX), np.uint8)
+
+
 def cut_cells(canvas: NDArray[np.uint8]) -> NDArray[np.uint8]:
     """The 225 crops of a warped board, ``225 x CROP_PX x CROP_PX x 3``, row-major from A1."""
     if canvas.shape[:2] != (CANVAS_PX, CANVAS_PX):
@@ -63,8 +87,8 @@ def cut_cells(canvas: NDArray[np.uint8]) -> NDArray[np.uint8]:
 
 
 def board_crops(image: NDArray[np.uint8], image_from_board: FloatArray) -> NDArray[np.uint8]:
-    """Warp, normalise and cut: the classifier's input for one frame."""
-    return cut_cells(normalise_board(warp_board(image, image_from_board)))
+    """Warp, normalise, smooth when grainy and cut: the classifier's input for one frame."""
+    return cut_cells(smoothed_when_noisy(normalise_board(warp_board(image, image_from_board))))
 
 
 def rotate_crops(crops: NDArray[np.uint8], k: int) -> NDArray[np.uint8]:
