@@ -8,12 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from models.slips import synth
 from models.slips.cases import REAL
 from rules_core.cgp import Position
 from rules_core.lexicon import Lexicon
 from rules_core.movegen import generate_plays
 from rules_core.notation import Play
-from vision.slips import absolute, synthetic
+from vision.slips import absolute, synthetic, tokens
 from vision.slips import handwriting as hw
 from vision.slips.decoder import GRID_THRESHOLDS_FILE, Thresholds
 from vision.slips.ingest import split_pages
@@ -173,3 +174,15 @@ def test_the_board_has_its_own_recogniser_and_thresholds(file2017: Lexicon) -> N
     on_trial = Recognizer(DEFAULT_MODEL)
     trial = SlipReader(file2017, on_trial, Thresholds(accept=0.5))
     assert trial.grid.recognizer is on_trial and trial.grid.thresholds.accept == 0.5
+
+
+def test_a_board_training_line_is_the_word_written_square_by_square() -> None:
+    """The board recogniser's training lines (``synth.make_grid_sample``) are cut from a printed board
+    as the reader cuts them: the word's tiles in order, a circled blank as its lowercase letter."""
+    rng = np.random.default_rng(5)
+    pool = [hw.HersheyWriter(hw.TRAIN_HERSHEY[0])]
+    for _ in range(3):
+        sample = synth.make_grid_sample(rng, ["CHORIZO"], pool, synth.Emphasis(circled=1.0))
+        assert sample.text.upper() == "CHORIZO" and sum(c.islower() for c in sample.text) in (1, 2)  # ch is one tile
+        assert tokens.decode(sample.label) == sample.text
+        assert sample.image.shape[0] == 32 and sample.image.max() > 0.5  # a prepared line with ink

@@ -13,15 +13,17 @@ from __future__ import annotations
 import gzip
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Final
 
 import cv2
 import numpy as np
 
-from rules_core.alphabet import split_letters
+from rules_core.alphabet import as_blank, split_letters, tiles_from_text, word_text
+from rules_core.notation import Play
+from vision.slips import absolute, layout, unipen
 from vision.slips import handwriting as hw
-from vision.slips import unipen
 from vision.slips.lineimage import prepare_line
 from vision.slips.tokens import encode
 
@@ -263,3 +265,31 @@ def make_slip_sample(rng: np.random.Generator, words: Sequence[str], pool: Seque
         return make_sample(rng, words, pool, text, emphasis)
     writer = _writer(pool, rng, emphasis)
     return Sample(prepare_line(draw_slip_line(text, writer, rng)), encode(text), text)
+
+
+@lru_cache(maxsize=1)
+def blank_absolute_slip() -> np.ndarray:
+    """A printed absolute slip's frame (``absolute.render_absolute_slip``), nothing written."""
+    return absolute.render_absolute_slip(layout.SlipInfo("p1", "Partida", 1, "j1", "Jugador"))
+
+
+def make_grid_sample(rng: np.random.Generator, words: Sequence[str], pool: Sequence[hw.Writer],
+                     emphasis: Emphasis = Emphasis()) -> Sample:  # fmt: skip
+    """A word as the reader takes it from an absolute slip's board: one letter written in each square
+    (``absolute.fill_grid``, a circled blank now and then), the squares scanned, cut and joined
+    (``absolute.cells_line``)."""
+    tiles = list(tiles_from_text(words[int(rng.integers(len(words)))]))[:15]
+    if rng.random() < emphasis.circled:
+        at = int(rng.integers(len(tiles)))
+        tiles[at] = as_blank(tiles[at])
+    start, line = int(rng.integers(0, 16 - len(tiles))), int(rng.integers(0, 15))
+    down = bool(rng.random() < 0.5)
+    play = Play(start, line, True, tuple(tiles)) if down else Play(line, start, False, tuple(tiles))
+    frame = absolute.fill_grid(blank_absolute_slip(), play, _writer(pool, rng, emphasis), rng)
+    squares = play.squares()
+    (x0, y0, _, _), (_, _, x1, y1) = absolute.cell_box(*squares[0]), absolute.cell_box(*squares[-1])
+    margin = int(4 * layout.PX_PER_MM)
+    top, left = max(0, y0 - margin), max(0, x0 - margin)
+    frame[top : y1 + margin, left : x1 + margin] = scan_noise(frame[top : y1 + margin, left : x1 + margin], rng)
+    text = word_text(tiles)
+    return Sample(prepare_line(absolute.cells_line(frame, squares)), encode(text), text)

@@ -64,9 +64,18 @@ class Lines(IterableDataset[list[synth.Sample]]):
     """An endless stream of batches of similar width; worker ``i`` draws from seed + i."""
 
     def __init__(self, seed: int, batch: int, slip_share: float = 0.0, emphasis: synth.Emphasis = synth.Emphasis(),
-                 unipen_share: float = 0.0) -> None:  # fmt: skip
+                 unipen_share: float = 0.0, grid_share: float = 0.0) -> None:  # fmt: skip
         self.seed, self.batch, self.slip_share, self.emphasis = seed, batch, slip_share, emphasis
-        self.unipen_share = unipen_share
+        self.unipen_share, self.grid_share = unipen_share, grid_share
+
+    def _sample(self, rng: np.random.Generator, words: list[str], pool: list[hw.Writer]) -> synth.Sample:
+        """A word from an absolute slip's board (``grid_share``), a play line cut from a slip (``slip_share``
+        of the rest) or any line."""
+        if rng.random() < self.grid_share:
+            return synth.make_grid_sample(rng, words, pool, self.emphasis)
+        if rng.random() < self.slip_share:
+            return synth.make_slip_sample(rng, words, pool, self.emphasis)
+        return synth.make_sample(rng, words, pool, emphasis=self.emphasis)
 
     def __iter__(self) -> Iterator[list[synth.Sample]]:
         info = torch.utils.data.get_worker_info()
@@ -75,11 +84,7 @@ class Lines(IterableDataset[list[synth.Sample]]):
         rng = np.random.default_rng(self.seed + (info.id if info else 0))
         words, pool = synth.load_words(), training_pool(unipen_share=self.unipen_share)
         while True:
-            samples = [
-                synth.make_slip_sample(rng, words, pool, self.emphasis) if rng.random() < self.slip_share
-                else synth.make_sample(rng, words, pool, emphasis=self.emphasis)
-                for _ in range(self.batch * BUCKET)
-            ]
+            samples = [self._sample(rng, words, pool) for _ in range(self.batch * BUCKET)]
             samples.sort(key=lambda s: s.image.shape[1])
             batches = [samples[i : i + self.batch] for i in range(0, len(samples), self.batch)]
             for j in rng.permutation(len(batches)):
@@ -216,6 +221,8 @@ def main() -> None:
                         help="name:size:lr[:init], repeatable: several networks trained on the same lines, "
                         "each saved as <name>.pt (default: crnn, base size, --lr, --init)")  # fmt: skip
     parser.add_argument("--slip-share", type=float, default=0.0, help="share of lines cut as from a slip")
+    parser.add_argument("--grid-share", type=float, default=0.0,
+                        help="share of lines taken from an absolute slip's board (a board recogniser)")
     parser.add_argument("--confusable", type=float, default=0.0, help="share of words stressing confusable tiles")
     parser.add_argument("--circled", type=float, default=0.35, help="share of play lines with circled blanks")
     parser.add_argument("--mixed-writers", type=float, default=0.0, help="share of lines mixing writers per glyph")
@@ -238,7 +245,7 @@ def main() -> None:
     emphasis = synth.Emphasis(args.confusable, args.circled, args.mixed_writers, args.warped, args.allographs,
                               args.allograph_chars)
     ctc = torch.nn.CTCLoss(blank=0, zero_infinity=True)
-    loader = DataLoader(Lines(args.seed, args.batch, args.slip_share, emphasis, args.unipen_share), batch_size=None,
+    loader = DataLoader(Lines(args.seed, args.batch, args.slip_share, emphasis, args.unipen_share, args.grid_share), batch_size=None,
                         num_workers=args.workers, collate_fn=collate, prefetch_factor=4,
                         persistent_workers=True)  # fmt: skip
     batches = (tuple(t.to(device, non_blocking=True) for t in batch) for batch in loader)
