@@ -36,7 +36,9 @@ def canvas_from_board() -> FloatArray:
 def warp_board(image: NDArray[np.uint8], image_from_board: FloatArray) -> NDArray[np.uint8]:
     """The board warped square: ``CANVAS_PX x CANVAS_PX x 3`` BGR, row A at the top."""
     warp = canvas_from_board() @ np.linalg.inv(image_from_board)
-    return cv2.warpPerspective(image, warp, (CANVAS_PX, CANVAS_PX), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    canvas = cv2.warpPerspective(image, warp, (CANVAS_PX, CANVAS_PX), flags=cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
+    return np.asarray(canvas, np.uint8)
 
 
 def normalise_board(canvas: NDArray[np.uint8]) -> NDArray[np.uint8]:
