@@ -289,7 +289,7 @@ def make_grid_sample(rng: np.random.Generator, words: Sequence[str], pool: Seque
     squares = play.squares()
     (x0, y0, _, _), (_, _, x1, y1) = absolute.cell_box(*squares[0]), absolute.cell_box(*squares[-1])
     margin = int(4 * layout.PX_PER_MM)
-    top, left = max(0, y0 - margin), max(0, x0 - margin)
-    frame[top : y1 + margin, left : x1 + margin] = scan_noise(frame[top : y1 + margin, left : x1 + margin], rng)
+    written = np.s_[max(0, y0 - margin) : y1 + margin, max(0, x0 - margin) : x1 + margin]
+    frame[written] = scan_noise(frame[written], rng)
     text = word_text(tiles)
     return Sample(prepare_line(absolute.cells_line(frame, squares)), encode(text), text)

@@ -245,8 +245,8 @@ def main() -> None:
     emphasis = synth.Emphasis(args.confusable, args.circled, args.mixed_writers, args.warped, args.allographs,
                               args.allograph_chars)
     ctc = torch.nn.CTCLoss(blank=0, zero_infinity=True)
-    loader = DataLoader(Lines(args.seed, args.batch, args.slip_share, emphasis, args.unipen_share, args.grid_share), batch_size=None,
-                        num_workers=args.workers, collate_fn=collate, prefetch_factor=4,
+    lines = Lines(args.seed, args.batch, args.slip_share, emphasis, args.unipen_share, args.grid_share)
+    loader = DataLoader(lines, batch_size=None, num_workers=args.workers, collate_fn=collate, prefetch_factor=4,
                         persistent_workers=True)  # fmt: skip
     batches = (tuple(t.to(device, non_blocking=True) for t in batch) for batch in loader)
     pace = warm_up(runs, batches, ctc, args.warm_up or (WARM_UP if args.minutes else 0))
