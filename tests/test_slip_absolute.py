@@ -9,18 +9,18 @@ import numpy as np
 import pytest
 
 from models.slips import synth
-from models.slips.cases import REAL
+from models.slips.cases import REAL, legal_play_written
 from rules_core.cgp import Position
 from rules_core.lexicon import Lexicon
 from rules_core.movegen import generate_plays
 from rules_core.notation import Play
 from vision.slips import absolute, synthetic, tokens
 from vision.slips import handwriting as hw
-from vision.slips.decoder import GRID_THRESHOLDS_FILE, Thresholds
+from vision.slips.decoder import GRID_THRESHOLDS_FILE, Decision, Option, Thresholds
 from vision.slips.ingest import split_pages
 from vision.slips.printing import pads, slips_pdf
 from vision.slips.reader import LocatedSlip, SlipReader, locate_slips
-from vision.slips.recognizer import DEFAULT_MODEL, GRID_MODEL, Recognizer
+from vision.slips.recognizer import DEFAULT_MODEL, GRID_MODEL, GRID_SECOND_MODEL, Recognizer
 from webapp.cli import main as cli
 
 CHORIZO = "15/15/15/15/15/15/15/5[CH]ORIZO4/15/15/15/15/15/15/15 AACSEIO 0/0 0"
@@ -163,10 +163,12 @@ def test_a_faint_broken_letter_starting_the_word_is_a_written_square(printed: Lo
 
 
 def test_the_board_has_its_own_recogniser_and_thresholds(file2017: Lexicon) -> None:
-    """The committed reader reads boards with the board recogniser and the thresholds calibrated for it;
+    """The committed reader reads boards with the two board recognisers and the thresholds calibrated for them;
     a recogniser on trial, passed alone, reads both the lines and the boards with its own thresholds."""
     committed = SlipReader(file2017)
     assert committed.grid.recognizer.model_path == GRID_MODEL
+    assert committed.grid.second is not None and committed.grid.second.model_path == GRID_SECOND_MODEL
+    assert len(committed.grid.readers()) == 2
     assert committed.grid.recognizer is not committed.recognizer
     assert committed.grid.thresholds == Thresholds.load(GRID_THRESHOLDS_FILE) != committed.thresholds
     grid_limits = committed._grid_thresholds()
@@ -186,3 +188,53 @@ def test_a_board_training_line_is_the_word_written_square_by_square() -> None:
         assert sample.text.upper() == "CHORIZO" and sum(c.islower() for c in sample.text) in (1, 2)  # ch is one tile
         assert tokens.decode(sample.label) == sample.text
         assert sample.image.shape[0] == 32 and sample.image.max() > 0.5  # a prepared line with ink
+
+
+def test_a_benchmark_mistake_that_is_a_legal_play_becomes_that_play(small_lexicon: Lexicon) -> None:
+    """An uncircled blank written as the rack's own tile, in capitals over a blank already on the board
+    (``H5 CASAS`` for ``H5 CaSAS``): the benchmark's slip is that legal play, scored with the rack's S."""
+    position = Position.from_cgp("15/15/15/15/15/15/15/4CaSA7/15/15/15/15/15/15/15 S? 0/0 0")
+    plays = generate_plays(position.board, position.rack, small_lexicon)
+    meant = legal_play_written(plays, "H5 CASAS", position)
+    assert meant.notation == "H5 CaSAS"
+    assert meant.score > min(p.score for p in plays if p.notation.upper() == "H5 CASAS")  # the blank s scores 0
+
+
+def _decision(play: str, score: int, confidence: float, verdict: str = "accepted") -> Decision:
+    options = (Option("play", play, score, confidence),)
+    return Decision(play, play, score, verdict, (), confidence, options, notation=play)
+
+
+def test_a_board_play_stands_only_where_both_recognisers_read_it() -> None:
+    """Two recognisers that read the same play: accepted, as sure as the less sure of them; that read
+    different plays (or one reads a play and the other flags it): the arbiter's, with the first's options."""
+    both = absolute.agreed([_decision("H4 CASA", 12, 0.99), _decision("H4 CASA", 12, 0.95)])
+    assert (both.verdict, both.play, both.score, both.confidence) == ("accepted", "H4 CASA", 12, 0.95)
+    split = absolute.agreed([_decision("H4 CASA", 12, 0.99), _decision("H4 CAZA", 30, 0.98)])
+    assert split.verdict == "flagged" and split.flags == ("illegible",) and split.score is None
+    assert split.options[0].text == "H4 CASA" and split.slip() is None
+    unsure = Decision("H4 CAZA", "H4 CAZA", None, "flagged", ("illegible",), 0.6)
+    assert absolute.agreed([_decision("H4 CASA", 12, 0.99), unsure]).verdict == "flagged"
+    assert absolute.agreed([unsure, _decision("H4 CASA", 12, 0.99)]) == unsure
+
+
+def test_a_sure_board_play_settles_an_unreadable_round_number(reader: SlipReader, printed: LocatedSlip) -> None:
+    """The round box left empty, in round 4: the play written on the board is accepted in round 4's position
+    and no other round's, so the slip is round 4's (as for a play written in the boxes); when round 3's rack
+    holds the play as well, the slip goes to the arbiter (position not identifiable, D.III.25)."""
+    four, three = Position.from_cgp(CHORIZO), Position.from_cgp(CHORIZO.replace("AACSEIO", "ASCEIOU"))
+    play = Play.from_notation("12G ASOCIE")
+    scan = synthetic.scan(absolute.fill_grid(printed.board, play, hw.load_real_writer(REAL, "test"),
+                                             np.random.default_rng(4)), np.random.default_rng(4))  # fmt: skip
+
+    def only_four(number: int | None) -> tuple | None:
+        return (four.board, four.rack) if number in (None, 4) else None
+
+    def three_too(number: int | None) -> tuple:
+        return (four.board, four.rack) if number in (None, 4) else (three.board, three.rack)
+
+    (settled,) = reader.read_slip(scan, only_four, rounds=range(1, 10), current=4)
+    assert settled.round_confidence < reader.thresholds.field  # nothing written in the round box
+    assert (settled.round, settled.verdict, settled.flags) == (4, "accepted", ())
+    (ambiguous,) = reader.read_slip(scan, three_too, rounds=range(1, 10), current=4)
+    assert ambiguous.verdict == "flagged" and "position_unknown" in ambiguous.flags

@@ -124,8 +124,7 @@ def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lex
             if kind == "swapped" and expected is None:
                 kind, written, expected = "clean", sp.notation, sp.score
             if kind in ("unmarked", "phony") and expected:
-                kind, sp = "clean", next(p for p in plays if p.notation == Play.from_notation(written).notation()
-                                         or p.play == Play.from_notation(written))  # fmt: skip
+                kind, sp = "clean", legal_play_written(plays, written, position)
                 written, expected = sp.notation, sp.score
             player = f"j{made % 12 + 1}"
             info = layout.SlipInfo("bench", "Banco de pruebas", made % 12 + 1, player, f"Jugador {made % 12 + 1}")
@@ -142,6 +141,19 @@ def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lex
             yield Case(kind, cgp, written, sp.notation, int(expected or 0), has_blank and kind != "unmarked", scan,
                        player, int(fields["ronda"]))  # fmt: skip
             made += 1
+
+
+def legal_play_written(plays: Sequence[ScoredPlay], written: str, position: Position) -> ScoredPlay:
+    """The legal play a mistaken form turned out to be (an uncircled blank written as the rack's own tile):
+    the one with that notation, or, written in capitals over a blank already on the board (``6F CHIS`` for
+    ``6F CHiS``), the one with those letters that uses no blank of the rack."""
+    meant = Play.from_notation(written)
+    for p in plays:
+        if p.notation == meant.notation() or p.play == meant:
+            return p
+    same = [p for p in plays if p.notation.upper() == written.upper()]
+    return min(same, key=lambda p: sum(is_blank(t) and position.board[sq] == 0
+                                       for sq, t in zip(p.play.squares(), p.word)))  # fmt: skip
 
 
 def _expected_score(position: Position, lexicon: Lexicon, written: str, kind: str, sp: ScoredPlay) -> int | None:

@@ -13,6 +13,7 @@ flags, never exceptions.
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -39,7 +40,7 @@ from .decoder import (
 )
 from .lineimage import ink_of, prepare_line, variants
 from .qr import read_slip_qr
-from .recognizer import GRID_MODEL, Recognizer, default_recognizer
+from .recognizer import GRID_MODEL, GRID_SECOND_MODEL, Recognizer, default_recognizer
 from .register import PlainTemplate, find_slips
 
 Position = tuple[Board, tuple[Tile, ...]]
@@ -176,15 +177,24 @@ def _same_position(a: Position, b: Position) -> bool:
 
 @dataclass(frozen=True)
 class GridReading:
-    """What reads the letters written on an absolute slip's board: a recogniser and its own thresholds."""
+    """What reads the letters written on an absolute slip's board: a recogniser and its own thresholds, and
+    optionally a second recogniser (trained apart) that must read the same play (``absolute.agreed``)."""
 
     recognizer: Recognizer
     thresholds: Thresholds
+    second: Recognizer | None = None
+
+    def readers(self) -> list[absolute.LineReader]:
+        """Each recogniser as a reader of a grey line: its output on the line and on its other views."""
+        models = [self.recognizer] + ([self.second] if self.second is not None else [])
+        return [functools.partial(_outputs_of, model, self.thresholds) for model in models]
 
 
 def committed_grid_reading() -> GridReading:
-    """The committed board recogniser (``recognizer.GRID_MODEL``) with the thresholds calibrated for it."""
-    return GridReading(default_recognizer(GRID_MODEL), Thresholds.load(GRID_THRESHOLDS_FILE))
+    """The committed board recognisers (``recognizer.GRID_MODEL``, ``GRID_SECOND_MODEL``) with the thresholds
+    calibrated for the two together."""
+    second = default_recognizer(GRID_SECOND_MODEL) if GRID_SECOND_MODEL.is_file() else None
+    return GridReading(default_recognizer(GRID_MODEL), Thresholds.load(GRID_THRESHOLDS_FILE), second)
 
 
 class SlipReader:
@@ -216,17 +226,13 @@ class SlipReader:
         """The recogniser's output on a grey line (prepared), and on its ``thresholds.variants`` - 1 other views."""
         return _outputs_of(self.recognizer, self.thresholds, line)
 
-    def _grid_outputs(self, line: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
-        """The board recogniser's output on a grey line of a board's letters, as ``_outputs``."""
-        return _outputs_of(self.grid.recognizer, self.grid.thresholds, line)
-
     def _grid_thresholds(self) -> Thresholds:
-        """An absolute slip's thresholds (the board recogniser's): ``grid_accept`` (set on calibration
-        slips with a board, ``models.slips.calibrate_grid``) to accept, and a reading scored 0 as written
+        """An absolute slip's thresholds (the board recognisers'): ``grid_accept`` (set on calibration slips with
+        a board, ``models.slips.calibrate_grid``; 0: ``accept``) to accept, and a reading scored 0 as written
         needs as much (a square missed or a stray mark changes the word read, not only its letters)."""
         limits = self.grid.thresholds
-        accept = max(limits.accept, limits.grid_accept)
-        return replace(limits, accept=accept, invalid=max(limits.invalid, accept))
+        accept = limits.grid_accept or limits.accept
+        return replace(limits, accept=accept, invalid=accept)
 
     def decide_line(self, line: np.ndarray, board: Board, rack: Sequence[Tile]) -> Decision:
         """The decision on a grey image of a handwritten play (coordinate and word)."""
@@ -321,17 +327,11 @@ class SlipReader:
         if position is None:
             result.flags = tuple(dict.fromkeys(flags + ["position_unknown"]))
             return result
-        board, rack = position
-        if grid is not None:  # absolute-board notation: the board's written squares, not the boxes
-            result.decision, result.scored, _ = absolute.decide_grid(
-                grid[0], grid[1], board, rack, self.lexicon, self._grid_outputs, self._grid_thresholds(),
-                self.placements)  # fmt: skip
-        else:
-            result.line = line
-            result.scored = self.score_line(line, board, rack)
-            result.decision = decide_scored(result.scored, board, rack, self.lexicon, self.thresholds)
+        result.decision, result.scored = self._decide_play(line, grid, position)
+        result.line = line if grid is None else None
         if not round_sure:
-            settled = self._round_from_play(result, position, position_of, current)
+            settled = self._round_from_play(result, position, position_of, current,
+                                            lambda rival: self._decide_play(line, grid, rival)[0])  # fmt: skip
             if settled is None:
                 flags.append("position_unknown")
             else:
@@ -341,16 +341,29 @@ class SlipReader:
         result.flags = tuple(dict.fromkeys(flags + list(result.decision.flags)))
         return result
 
+    def _decide_play(self, line: np.ndarray, grid: tuple[np.ndarray, list[tuple[int, int]]] | None,
+                     position: Position) -> tuple[Decision, Scored | None]:  # fmt: skip
+        """The decision on the play in a round's position, and its scores: the board's written squares on an
+        absolute slip (``grid``: the board frame and the squares), else the play line."""
+        board, rack = position
+        if grid is not None:  # absolute-board notation: the board's written squares, not the boxes
+            decision, scored, _ = absolute.decide_grid(grid[0], grid[1], board, rack, self.lexicon, self.grid.readers(),
+                                                       self._grid_thresholds(), self.placements)  # fmt: skip
+            return decision, scored
+        scored = self.score_line(line, board, rack)
+        return decide_scored(scored, board, rack, self.lexicon, self.thresholds), scored
+
     def _round_from_play(self, result: SlipResult, position: Position, position_of: PositionOf,
-                         current: int | None) -> int | None:  # fmt: skip
+                         current: int | None, decide_in: Callable[[Position], Decision]) -> int | None:  # fmt: skip
         """The round an unsure round number is settled to by the play (D.II.8: a slip belongs to the round
         it was written for), or None. ``position`` is the round being played (``current``), where the
         play was read: it settles the slip to that round when it is accepted there, sure, and not also
         in the position of the other round the box most likely says (the likeliest reading when it is
-        another round, else the runner-up). A round not played yet has no position and is no rival;
-        nor is one with the very same position, which the play cannot tell apart."""
-        decision, line = result.decision, result.line
-        if current is None or decision is None or decision.verdict != "accepted" or line is None:
+        another round, else the runner-up; ``decide_in`` decides the play in a position). A round not
+        played yet has no position and is no rival; nor is one with the very same position, which the
+        play cannot tell apart. The same for a play written on the board (absolute notation)."""
+        decision = result.decision
+        if current is None or decision is None or decision.verdict != "accepted":
             return None
         runner_up = max(((v, t) for t, v, is_option in result.round_scored or () if is_option and t != str(current)),
                         default=None)  # fmt: skip
@@ -358,8 +371,7 @@ class SlipReader:
         rival_round = result.round if read_other else (int(runner_up[1]) if runner_up else None)
         rival = position_of(rival_round) if rival_round is not None else None
         if rival is not None and not _same_position(rival, position):
-            elsewhere = decide_scored(self.score_line(line, *rival), *rival, self.lexicon, self.thresholds)
-            if elsewhere.verdict == "accepted":
+            if decide_in(rival).verdict == "accepted":
                 return None
         return current
 
