@@ -178,7 +178,7 @@ def _same_position(a: Position, b: Position) -> bool:
 @dataclass(frozen=True)
 class GridReading:
     """What reads the letters written on an absolute slip's board: a recogniser and its own thresholds, and
-    optionally a second recogniser (trained apart) that must read the same play (``absolute.agreed``)."""
+    optionally a second recogniser (of different training) that must read the same play (``absolute.agreed``)."""
 
     recognizer: Recognizer
     thresholds: Thresholds
