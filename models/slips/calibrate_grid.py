@@ -41,6 +41,7 @@ SETS: Final = (("real-calibration", 8102), ("unipen-calibration", 8104),
 TEMPERATURES: Final = (1.0, 1.5, 2.0)
 PRIORS: Final = (4.0, 5.0, 6.0, 7.0, 8.0)
 FLOOR: Final = 0.9  # a board's play is never accepted below this, whatever the calibration saw
+VARIANTS: Final = 5  # views of each board's line read (``lineimage.variants``): the play lines' number
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,8 @@ def read_boards(grid: GridReading, lexicon: Lexicon, count: int) -> list[BoardRe
 
 def _scores(case: Case, position: Position, grid: GridReading, lexicon: Lexicon,
             cache: absolute.PlacementCache) -> tuple[Scored, ...] | None:  # fmt: skip
+    """Each recogniser's scores of the board written on ``case``'s scan, found as the reader finds it; None
+    when no board or no single line of written squares is found."""
     slips = locate_slips(case.scan)
     frame = slips[0].board if slips else None
     ordered = absolute.reading_order(absolute.written_cells(frame)) if frame is not None else None
@@ -113,12 +116,12 @@ def main() -> None:
                         help="the recogniser that must agree with it ('none': the first alone)")  # fmt: skip
     args = parser.parse_args()
     lexicon = Lexicon.load(LEXICON)
-    base = Thresholds.load(args.out) if args.out.exists() else Thresholds.load()
+    base = replace(Thresholds.load(args.out) if args.out.exists() else Thresholds.load(), variants=VARIANTS)
     second = None if str(args.second) == "none" else Recognizer(args.second)
-    reads = read_boards(GridReading(Recognizer(args.model), replace(base, variants=5), second), lexicon, args.count)
-    chosen, rate = choose(reads, replace(base, variants=5), lexicon)
+    reads = read_boards(GridReading(Recognizer(args.model), base, second), lexicon, args.count)
+    chosen, rate = choose(reads, base, lexicon)
     record = json.loads(args.out.read_text()) if args.out.exists() else {}
-    record.update(chosen, variants=5)
+    record.update(chosen, variants=VARIANTS)
     record["grid_calibration"] = {
         "slips": len(reads), "correct_slips": sum(r.case.kind in ("clean", "oriented") for r in reads),
         "right_without_flag": round(rate, 4), "wrong_let_through": 0, "floor": FLOOR,
