@@ -21,7 +21,8 @@ board's hue), the pieces inside the frame are tried too, and then a stricter mas
 and shaded wooden squares), the part of the frame busy with sharp edges (``detail_mask``);
 a frame the board fills is tried last.
 (2) Each outline is warped square with some slack, the grid lines (darker than the
-squares, or lighter on blue, black and beige boards: whichever stand out; tiles, the
+squares, or lighter on blue, black and beige boards, in the darkest channel or where not
+clear there in another brightness or colour axis: whichever stand out; tiles, the
 brightest things, count little) are fitted by the few best combs of 16 evenly spaced
 lines on each axis; the two pairs whose premium layout matches best, then the outline
 itself, are followed line by line, band by band, and the line crossings fit the
@@ -29,7 +30,11 @@ homography (RANSAC), looking wide and then close; the grid is moved up to two ce
 the layout says so. When no outline gives a grid, the first
 ``WIDE_QUADS`` are looked at again more widely: more combs and pairs, the canvas's light
 evened out, the close look kept only if it fits as well (glare, a steep tilt, a crowded
-board; issue 20). (3) Checks: the crossings must fit one grid, the premium layout
+board; issue 20). Then an outline that a shadow or dim light bent is straightened by the
+grid's own lines: ``line_families`` finds the two families of straight segments about
+each outline and their vanishing points, and gives the outline whose warp makes them
+parallel; each such outline is looked at as above.
+(3) Checks: the crossings must fit one grid, the premium layout
 (squares unlike the plain ones where ``board.PREMIUMS`` has them, like them elsewhere,
 whatever the colours: each square compared with the plain squares around it, so that a
 shadow or glare across the board does not matter; ``premium_layout``) must match overall
@@ -40,13 +45,14 @@ when refitted from itself.
 same board: cheaper and steadier); the premium layout is judged again only when the grid
 has moved from the one last judged (``checked``).
 
-Step (1) is ``outline``, step (2) ``grid_lines``, the premium layout of step (3)
+Step (1) is ``outline`` (and ``line_families``), step (2) ``grid_lines``, the premium layout of step (3)
 ``premium_layout``; this module holds the entry points and the checks on a grid's shape.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -65,6 +71,7 @@ from .geometry import (
     upright_turn,
 )
 from .grid_lines import CANVAS_CELL, QUAD_SLACK, fit_grid_global, fit_grid_local
+from .line_families import frame_segments, line_quad
 from .outline import MIN_BOARD_FRACTION, board_mask, detail_mask, green_candidates, outline_quads, stretch_channels
 from .outline_colours import colour_masks
 from .premium_layout import layout_match
@@ -79,6 +86,7 @@ LAYOUT_MIN_OFFSET_MARGIN: Final = 0.08  # ahead of the grid moved up to OFFSET_R
 LAYOUT_MIN_QUADRANT: Final = 0.6  # in each quarter of the board, premium squares not plain
 MIN_LINE_FIT: Final = 0.7  # line crossings within an eighth of a cell of the fitted grid
 WIDE_QUADS: Final = 12  # outlines looked at again more widely when none gave a grid
+SAME_LINE_QUAD_CELLS: Final = 0.5  # line quads whose corners are all this close (cells) are one
 
 
 @dataclass(frozen=True)
@@ -132,6 +140,12 @@ def find_board(image: NDArray[np.uint8]) -> BoardFind:
         attempt = _find_in_quad(image, quad / scale, wide=True)
         if attempt.found:
             return attempt
+    # An outline that a shadow or dim light bent: the one the grid's own lines give (issue 20).
+    for quad in _line_quads(small, tried):
+        for wide in (False, True):
+            attempt = _find_in_quad(image, quad / scale, wide)
+            if attempt.found:
+                return attempt
     # Uneven light can break the green outline; a board filling the frame is tried too.
     h, w = image.shape[:2]
     if abs(w - h) < 0.25 * max(w, h):
@@ -140,6 +154,23 @@ def find_board(image: NDArray[np.uint8]) -> BoardFind:
         if whole.found:
             return whole
     return result
+
+
+def _line_quads(small: NDArray[np.uint8], outlines: list[FloatArray]) -> Iterator[FloatArray]:
+    """The distinct outlines (work-frame points) that the grid's two line families give about
+    ``outlines`` (``line_families``), in their order; the frame's segments are found only if
+    asked for."""
+    segments = frame_segments(small)
+    given: list[FloatArray] = []
+    for outline in outlines:
+        quad = line_quad(segments, outline)
+        if quad is None:
+            continue
+        cell = np.sqrt(abs(cv2.contourArea(quad.astype(np.float32)))) / SIZE
+        if any(np.abs(quad - q).max() < SAME_LINE_QUAD_CELLS * cell for q in given):
+            continue
+        given.append(quad)
+        yield quad
 
 
 def work_frame(image: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], float]:

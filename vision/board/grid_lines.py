@@ -1,8 +1,9 @@
-"""Fitting the 15x15 grid to its dark lines (step (2) of ``find``).
+"""Fitting the 15x15 grid to its lines (step (2) of ``find``).
 
 The frame is warped square onto a *canvas* (``CANVAS_CELL`` pixels per cell), where a
-grid line is a thin ridge darker than what lies beside it in the per-pixel minimum
-channel; tiles, the brightest things, count little. ``fit_grid_global`` makes the
+grid line is a thin ridge darker (or lighter) than what lies beside it in the per-pixel
+minimum channel, or where it is not clear there, in Lab's lightness or colour axes or the
+per-pixel maximum (``_greys``); tiles, the brightest things, count little. ``fit_grid_global`` makes the
 first grids from an outline (the best combs of 16 evenly spaced lines on each axis);
 ``fit_grid_local`` follows the 16 + 16 lines near a known grid, band by band, and fits
 the homography to their crossings (RANSAC). Homographies are 3x3 float64:
@@ -12,8 +13,9 @@ the homography to their crossings (RANSAC). Homographies are 3x3 float64:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Final
+import itertools
+from collections.abc import Callable, Iterable, Iterator
+from typing import Final, TypeVar
 
 import cv2
 import numpy as np
@@ -22,6 +24,9 @@ from numpy.typing import NDArray
 from .geometry import SIZE, FloatArray, board_to_canvas
 from .percentiles import row_percentiles
 from .premium_layout import layout_and_offsets, layout_match
+
+_T = TypeVar("_T")
+GREYS: Final = 5  # brightnesses of a canvas the grid lines are looked for in (``_greys``)
 
 CANVAS_CELL: Final = 32  # pixels per cell when the grid is warped square for fitting
 CANVAS_MARGIN: Final = 1.0  # cells of margin around the grid in that warp
@@ -32,7 +37,7 @@ WIDE_GUESSES: Final = 4  # the same in a wider look (``fit_grid_global(wide=True
 WIDE_COMBS: Final = 4
 EVEN_LIGHT_CELLS: Final = 2.0  # a wide look divides the canvas by its blur at this sigma (cells)
 BANDS: Final = 6  # pieces of each grid line followed separately
-CLEAR_LINES: Final = 4.0  # dark lines standing out this much (``_peakiness`` of both axes) are the grid's
+CLEAR_LINES: Final = 4.0  # lines standing out this much (``_peakiness`` of both axes) are the grid's
 
 
 def _stretch_gray(gray: NDArray[np.uint8]) -> NDArray[np.float32]:
@@ -42,10 +47,13 @@ def _stretch_gray(gray: NDArray[np.uint8]) -> NDArray[np.float32]:
     return np.asarray((gray.astype(np.float32) - lo) * (255.0 / max(float(hi - lo), 8.0)), np.float32)
 
 
-def _line_responses(canvas: NDArray[np.float32], cell: float, bright: bool = False) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+def _line_responses(
+    canvas: NDArray[np.float32], cell: float, bright: bool = False, weight: NDArray[np.float32] | None = None
+) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
     """(vertical, horizontal): how much darker a thin line is than what lies beside it, or
-    with ``bright`` how much lighter (the light lines of blue, black and beige boards)."""
-    k = max(3, int(round(cell / 4)) | 1)
+    with ``bright`` how much lighter (the light lines of blue, black and beige boards);
+    times ``weight`` (``_tile_weight`` of ``canvas`` when not given)."""
+    k = _kernel(cell)
     row, col = np.ones((1, k), np.uint8), np.ones((k, 1), np.uint8)
     if bright:
         vertical = canvas - cv2.morphologyEx(canvas, cv2.MORPH_OPEN, row)
@@ -53,16 +61,49 @@ def _line_responses(canvas: NDArray[np.float32], cell: float, bright: bool = Fal
     else:
         vertical = cv2.morphologyEx(canvas, cv2.MORPH_CLOSE, row) - canvas
         horizontal = cv2.morphologyEx(canvas, cv2.MORPH_CLOSE, col) - canvas
-    # Tiles (the brightest things on the board) and their letters say nothing of the grid.
-    ceiling = max(60.0, 3.0 * float(np.percentile(canvas[::3, ::3], 30)))
-    tiles = cv2.dilate((canvas > ceiling).astype(np.uint8), np.ones((k, k), np.uint8)) > 0
-    weight = np.where(tiles, np.float32(0.25), np.float32(1.0))
+    if weight is None:
+        weight = _tile_weight(canvas, cell)
     return vertical * weight, horizontal * weight
 
 
-def _both_responses(canvas: NDArray[np.float32], cell: float) -> list[tuple[NDArray[np.float32], NDArray[np.float32]]]:
-    """The dark-line responses, then the light-line ones."""
-    return [_line_responses(canvas, cell), _line_responses(canvas, cell, bright=True)]
+def _kernel(cell: float) -> int:
+    """The odd width (canvas pixels) of what a grid line is compared with: a quarter cell."""
+    return max(3, int(round(cell / 4)) | 1)
+
+
+def _tile_weight(canvas: NDArray[np.float32], cell: float) -> NDArray[np.float32]:
+    """0.25 on and about the tiles, 1 elsewhere: tiles (the brightest things, in the darkest
+    channel) and their letters say nothing of the grid."""
+    k = _kernel(cell)
+    ceiling = max(60.0, 3.0 * float(np.percentile(canvas[::3, ::3], 30)))
+    tiles = cv2.dilate((canvas > ceiling).astype(np.uint8), np.ones((k, k), np.uint8)) > 0
+    return np.where(tiles, np.float32(0.25), np.float32(1.0))
+
+
+def _clearest(candidates: Iterable[_T], evidence: Callable[[_T], float]) -> _T:
+    """The first candidate whose lines stand out ``CLEAR_LINES`` (by ``evidence``), else the
+    one whose stand out most; candidates after a clear one are not made."""
+    best: _T | None = None
+    best_evidence = -np.inf
+    for candidate in candidates:
+        found = evidence(candidate)
+        if found >= CLEAR_LINES:
+            return candidate
+        if found > best_evidence:
+            best, best_evidence = candidate, found
+    assert best is not None, "no candidate lines"
+    return best
+
+
+def _all_responses(
+    warped: NDArray[np.uint8], cell: float, even: float = 0.0, greys: int = GREYS
+) -> Iterator[tuple[NDArray[np.float32], NDArray[np.float32]]]:
+    """The dark-line responses, then the light-line ones, in each of the first ``greys``
+    brightnesses of ``_greys`` (the tiles weighed down where each shows them brightest)."""
+    for grey in itertools.islice(_greys(warped, even), greys):
+        weight = _tile_weight(grey, cell)
+        yield _line_responses(grey, cell, weight=weight)
+        yield _line_responses(grey, cell, bright=True, weight=weight)
 
 
 def _peakiness(profile: NDArray[np.float64], positions: NDArray[np.float64]) -> float:
@@ -96,19 +137,30 @@ def _comb(profile: NDArray[np.float64], lo_pitch: float, hi_pitch: float, count:
     return chosen
 
 
-def _canvas_lines(
-    image: NDArray[np.uint8], canvas_from_image: FloatArray, side: int, even: float = 0.0
-) -> NDArray[np.float32]:
-    """The frame warped to a ``side`` square canvas, as the brightness the grid lines are
-    found in: the per-pixel minimum channel, stretched (only the canvas is processed); with
-    ``even`` (cells) first divided by its own blur, so that uneven light is evened out."""
-    canvas = cv2.warpPerspective(image, canvas_from_image, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    b, g, r = cv2.split(canvas)
-    darkest = np.asarray(cv2.min(cv2.min(b, g), r), np.uint8)
+def _warped(image: NDArray[np.uint8], canvas_from_image: FloatArray, side: int) -> NDArray[np.uint8]:
+    """The frame warped to a ``side`` square BGR canvas (only the canvas is processed)."""
+    flags, border = cv2.INTER_LINEAR, cv2.BORDER_REPLICATE
+    return np.asarray(cv2.warpPerspective(image, canvas_from_image, (side, side), flags=flags, borderMode=border), np.uint8)
+
+
+def _greys(warped: NDArray[np.uint8], even: float = 0.0) -> Iterator[NDArray[np.float32]]:
+    """The brightnesses the grid lines are looked for in, made one by one as asked for: the
+    per-pixel darkest channel first (tiles are the brightest things), then Lab's lightness
+    and its two colour axes (a light blue line on a cream board stands out only in its
+    colour, issue 20), then the brightest channel. Each stretched; with ``even`` (cells) first
+    divided by its own blur, so that uneven light is evened out."""
+    b, g, r = cv2.split(warped)
+    yield _grey(np.asarray(cv2.min(cv2.min(b, g), r), np.uint8), even)
+    for channel in cv2.split(cv2.cvtColor(warped, cv2.COLOR_BGR2LAB)):
+        yield _grey(np.asarray(channel, np.uint8), even)
+    yield _grey(np.asarray(cv2.max(cv2.max(b, g), r), np.uint8), even)
+
+
+def _grey(channel: NDArray[np.uint8], even: float) -> NDArray[np.float32]:
     if even:  # divided by its light: glare and a dim corner no longer outweigh the lines
-        light = cv2.GaussianBlur(darkest.astype(np.float32), (0, 0), even * side / SIZE) + 8.0
-        darkest = np.clip(darkest.astype(np.float32) * (128.0 / light), 0, 255).astype(np.uint8)
-    return _stretch_gray(darkest)
+        light = cv2.GaussianBlur(channel.astype(np.float32), (0, 0), even * channel.shape[0] / SIZE) + 8.0
+        channel = np.clip(channel.astype(np.float32) * (128.0 / light), 0, 255).astype(np.uint8)
+    return _stretch_gray(channel)
 
 
 def fit_grid_global(image: NDArray[np.uint8], image_from_canvas: FloatArray, side: int,
@@ -117,24 +169,28 @@ def fit_grid_global(image: NDArray[np.uint8], image_from_canvas: FloatArray, sid
     for): of the best ``COMBS`` combs on each axis, the ``GUESSES`` pairs whose premium layout
     matches best, then the outline itself taken as the grid; each with its lines
     followed (``fit_grid_local``) and moved up to two cells if the layout says so
-    (``_best_shift``). ``wide``: ``WIDE_COMBS`` and ``WIDE_GUESSES`` instead, on a canvas whose
-    light is evened out (``EVEN_LIGHT_CELLS``: glare, a dim corner); twice the work, for the
-    outlines worth a second look."""
+    (``_best_shift``). The combs are looked for in the darkest channel; ``wide``: in every
+    brightness of ``_greys`` until lines stand out clearly, ``WIDE_COMBS`` and ``WIDE_GUESSES``
+    instead, on a canvas whose light is evened out (``EVEN_LIGHT_CELLS``: glare, a dim corner);
+    more work, for the outlines worth a second look."""
     combs_kept, guesses = (WIDE_COMBS, WIDE_GUESSES) if wide else (COMBS, GUESSES)
-    canvas = _canvas_lines(image, np.linalg.inv(image_from_canvas), side, EVEN_LIGHT_CELLS if wide else 0.0)
+    warped = _warped(image, np.asarray(np.linalg.inv(image_from_canvas), np.float64), side)
     inner = side / (1 + 2 * QUAD_SLACK)
-    combs: list[list[tuple[float, float]]] = []
-    best = -1.0
-    for vertical, horizontal in _both_responses(canvas, side / SIZE):  # dark lines, light lines: the clearer
+
+    def combed(responses: tuple[NDArray[np.float32], NDArray[np.float32]]) -> tuple[list[list[tuple[float, float]]], float]:
         found, evidence = [], 0.0
-        for response, axis in ((vertical, 0), (horizontal, 1)):
+        for response, axis in zip(responses, (0, 1)):
             profile = response.mean(axis=axis).astype(np.float64)
             found.append(_comb(profile, 0.72 * inner / SIZE, 1.2 * inner / SIZE, combs_kept))
             if found[-1]:
                 offset, pitch = found[-1][0]
                 evidence += _peakiness(profile, offset + pitch * np.arange(SIZE + 1.0))
-        if evidence > best:
-            combs, best = found, evidence
+        return found, evidence
+
+    # dark lines, light lines, in each brightness in turn: the first clear ones, else the clearest
+    even = EVEN_LIGHT_CELLS if wide else 0.0
+    greys = GREYS if wide else 1  # a first look at an outline combs the darkest channel only (the others are slow)
+    combs, _ = _clearest((combed(r) for r in _all_responses(warped, side / SIZE, even, greys)), lambda c: c[1])
     scored = []
     for ox, px in combs[0]:
         for oy, py in combs[1]:
@@ -181,15 +237,13 @@ def fit_grid_local(
     canvas_from_image = canvas_from_board @ np.linalg.inv(image_from_board)
     origin = CANVAS_MARGIN * cell
     expected = origin + cell * np.arange(SIZE + 1.0)
-    canvas = _canvas_lines(image, canvas_from_image, side)
+    warped = _warped(image, canvas_from_image, side)
 
     def evidence(vh: tuple[NDArray[np.float32], NDArray[np.float32]]) -> float:
         return _peakiness(vh[0].mean(axis=0).astype(np.float64), expected) + _peakiness(vh[1].mean(axis=1).astype(np.float64), expected)
 
-    # dark lines, or light lines when the dark ones do not stand out where the grid is
-    vertical, horizontal = _line_responses(canvas, cell)
-    if evidence((vertical, horizontal)) < CLEAR_LINES:
-        vertical, horizontal = max(((vertical, horizontal), _line_responses(canvas, cell, bright=True)), key=evidence)
+    # dark lines, or light lines, or lines in another brightness, where the grid is: the first clear ones
+    vertical, horizontal = _clearest(_all_responses(warped, cell), evidence)
     v_lines = _follow_lines(vertical, origin, cell, reach)
     h_lines = _follow_lines(horizontal.T, origin, cell, reach)
     if v_lines is None or h_lines is None:
