@@ -57,3 +57,20 @@ def test_without_tiles_to_compare_a_blank_reading_is_left_as_read() -> None:
 def test_the_premium_layout_is_the_same_under_a_quarter_turn() -> None:
     kinds = np.array([[p.name for p in row] for row in PREMIUMS])
     assert np.array_equal(kinds, np.rot90(kinds))  # so crops in any turn compare squares of their kind
+
+
+def test_a_tile_coloured_cell_read_empty_that_may_be_a_blank_becomes_a_blank() -> None:
+    """A cream blank the classifier leans to read empty (0.7 empty, 0.3 blank) shows the tiles'
+    colour: it is a blank, its probability moved, none lost. A brown square read so stays
+    empty, and so does a cream cell the classifier gives under ``BLANK_CHANCE`` of a blank."""
+    cream, brown, unlikely = 9 * 15 + 6, 5 * 15 + 6, 9 * 15 + 8  # J7, F7, J9: plain squares
+    crops, probabilities = _board({})
+    for k, colour, chance in ((cream, CREAM, 0.3), (brown, BROWN, 0.3), (unlikely, CREAM, 0.05)):
+        crops[k] = colour
+        probabilities[k] = 0.0
+        probabilities[k, INDEX[BLANK]], probabilities[k, INDEX[EMPTY]] = chance, 1.0 - chance
+    out = blanks_of_tile_colour(crops, probabilities)
+    assert CLASSES[int(out[cream].argmax())] == BLANK
+    assert out[cream, INDEX[BLANK]] == np.float32(1.0)
+    assert CLASSES[int(out[brown].argmax())] == EMPTY and CLASSES[int(out[unlikely].argmax())] == EMPTY
+    assert np.array_equal(np.delete(out, cream, axis=0), np.delete(probabilities, cream, axis=0))

@@ -7,8 +7,13 @@ set), and an empty square has the colour of the empty squares of its kind (plain
 premium, C.13-C.16). So each cell read as a blank is compared with the tiles read with
 confidence near it and with the empty squares of its kind near it (the light changes
 over a board; those read surely empty, else those read empty): when almost none of its
-pixels are nearer the tiles' colour, its blank probability goes to empty. Where the
-references are too few, the reading is left as is.
+pixels are nearer the tiles' colour, its blank probability goes to empty. The other way,
+a cell read empty that the classifier gives some chance of being a blank, most of whose
+pixels are nearer the tiles' colour, is a blank, provided the empty squares of its kind
+near it are not nearer the tiles' colour themselves (a cream blank on a cream square, where
+the classifier leans to empty; a blank missed can let a shorter play through, a blank
+seen where there is none makes a play that does not fit, a doubt). Where the references
+are too few, the reading is left as is.
 
 Colours are CIE Lab of the normalised crops (``cells``), every other pixel each way;
 lightness weighs a third, as the light changes it most. A tile's colour is its lighter
@@ -36,6 +41,10 @@ MIN_REFERENCES: Final = 2  # of each kind near the cell, else over the whole boa
 SURE: Final = 0.9  # probability of a reading used as a reference
 LIGHTNESS_WEIGHT: Final = 1 / 3
 MIN_TILE_SHARE: Final = 0.2  # a blank shows at least this share of tile-coloured pixels
+BLANK_CHANCE: Final = 0.1  # a cell read empty with at least this blank probability may be a blank,
+MIN_BLANK_SHARE: Final = 0.6  # and is one when at least this share of its pixels is tile-coloured
+MAX_SQUARE_SHARE: Final = 0.5  # and the empty squares of its kind near it show at most this share
+MIN_SQUARES: Final = 3  # of such squares, else the colours are not trusted to make a blank
 STRIDE: Final = 2  # every other pixel of a cell, each way, is compared (a quarter of them)
 CENTRE_MARGIN: Final = 3  # compared pixels, at each side of a cell, left out of the reference colours
 
@@ -45,10 +54,13 @@ _ROW_COL: Final = np.indices((SIZE, SIZE)).reshape(2, -1).T
 
 def blanks_of_tile_colour(crops: NDArray[np.uint8], probabilities: NDArray[np.float32]) -> NDArray[np.float32]:
     """``probabilities`` (225 x classes) with the blank readings that do not show the tiles'
-    colour moved to empty (a new array; the same one when no cell reads as a blank)."""
+    colour moved to empty, and the empty readings that may be a blank (``BLANK_CHANCE``) and
+    show it (``MIN_BLANK_SHARE``) moved to blank: a new array, or the same one when no cell
+    is either."""
     best = probabilities.argmax(axis=1)
-    candidates = np.flatnonzero(best == INDEX[BLANK])
-    if len(candidates) == 0:
+    blanks = np.flatnonzero(best == INDEX[BLANK])
+    maybe = np.flatnonzero((best == INDEX[EMPTY]) & (probabilities[:, INDEX[BLANK]] >= BLANK_CHANCE))
+    if len(blanks) == 0 and len(maybe) == 0:
         return probabilities
     sure = probabilities.max(axis=1) >= SURE
     letters = sure & ~np.isin(best, [INDEX[EMPTY], INDEX[BLANK], INDEX[COVERED]])
@@ -59,17 +71,46 @@ def blanks_of_tile_colour(crops: NDArray[np.uint8], probabilities: NDArray[np.fl
     faces = _lighter_halves(centres, letters)
     squares = np.full((len(centres), 3), np.nan, np.float32)
     squares[empties] = np.median(centres[empties], axis=1)
-    out = probabilities.copy()
-    for k in candidates.tolist():
+
+    def colours(k: int) -> tuple[NDArray[np.float32], NDArray[np.float32]] | None:
+        """The tiles' colour and the colour of the empty squares of cell ``k``'s kind, near it."""
         near = np.abs(_ROW_COL - _ROW_COL[k]).max(axis=1) <= RADIUS
         kind = _KIND == _KIND[k]
         tiles = _references([letters], near)
         empty = _references([sure & empties & kind, empties & kind], near)
         if tiles is None or empty is None:
-            continue
-        if _tile_share(cells[k], np.median(faces[tiles], axis=0), np.median(squares[empty], axis=0)) < MIN_TILE_SHARE:
+            return None
+        return np.median(faces[tiles], axis=0), np.median(squares[empty], axis=0)
+
+    def share(k: int) -> float | None:
+        """The share of cell ``k``'s pixels nearer the tiles' colour than its kind's empty squares'."""
+        found = colours(k)
+        return None if found is None else _tile_share(cells[k], *found)
+
+    def squares_unlike_tiles(k: int) -> bool:
+        """The squares of cell ``k``'s kind read surely empty near it (at least ``MIN_SQUARES``)
+        show the tiles' colour in at most ``MAX_SQUARE_SHARE`` of their pixels, nearly all
+        (90th percentile) of them: the colours tell a tile from those squares."""
+        found = colours(k)
+        near = np.abs(_ROW_COL - _ROW_COL[k]).max(axis=1) <= RADIUS
+        others = np.flatnonzero(sure & empties & (_KIND == _KIND[k]) & near)
+        others = others[others != k]
+        if found is None or len(others) < MIN_SQUARES:
+            return False
+        shares = [_tile_share(cells[j], *found) for j in others.tolist()]
+        return float(np.percentile(shares, 90)) <= MAX_SQUARE_SHARE
+
+    out = probabilities.copy()
+    for k in blanks.tolist():
+        found = share(k)
+        if found is not None and found < MIN_TILE_SHARE:
             out[k, INDEX[EMPTY]] += out[k, INDEX[BLANK]]
             out[k, INDEX[BLANK]] = 0.0
+    for k in maybe.tolist():  # a cream blank on a cream square: the classifier leans to empty
+        found = share(k)
+        if found is not None and found >= MIN_BLANK_SHARE and squares_unlike_tiles(k):
+            out[k, INDEX[BLANK]] += out[k, INDEX[EMPTY]]
+            out[k, INDEX[EMPTY]] = 0.0
     return out
 
 
