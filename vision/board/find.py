@@ -71,7 +71,7 @@ from .geometry import (
     upright_turn,
 )
 from .grid_lines import CANVAS_CELL, QUAD_SLACK, fit_grid_global, fit_grid_local
-from .line_families import frame_segments, line_quad
+from .line_families import frame_segments, line_quad, quad_side
 from .outline import MIN_BOARD_FRACTION, board_mask, detail_mask, green_candidates, outline_quads, stretch_channels
 from .outline_colours import colour_masks
 from .premium_layout import layout_match
@@ -166,8 +166,7 @@ def _line_quads(small: NDArray[np.uint8], outlines: list[FloatArray]) -> Iterato
         quad = line_quad(segments, outline)
         if quad is None:
             continue
-        cell = np.sqrt(abs(cv2.contourArea(quad.astype(np.float32)))) / SIZE
-        if any(np.abs(quad - q).max() < SAME_LINE_QUAD_CELLS * cell for q in given):
+        if any(np.abs(quad - q).max() < SAME_LINE_QUAD_CELLS * quad_side(quad) / SIZE for q in given):
             continue
         given.append(quad)
         yield quad

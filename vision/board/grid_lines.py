@@ -48,11 +48,11 @@ def _stretch_gray(gray: NDArray[np.uint8]) -> NDArray[np.float32]:
 
 
 def _line_responses(
-    canvas: NDArray[np.float32], cell: float, bright: bool = False, weight: NDArray[np.float32] | None = None
+    canvas: NDArray[np.float32], cell: float, weight: NDArray[np.float32], bright: bool = False
 ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
     """(vertical, horizontal): how much darker a thin line is than what lies beside it, or
     with ``bright`` how much lighter (the light lines of blue, black and beige boards);
-    times ``weight`` (``_tile_weight`` of ``canvas`` when not given)."""
+    times ``weight`` (``_tile_weight``)."""
     k = _kernel(cell)
     row, col = np.ones((1, k), np.uint8), np.ones((k, 1), np.uint8)
     if bright:
@@ -61,8 +61,6 @@ def _line_responses(
     else:
         vertical = cv2.morphologyEx(canvas, cv2.MORPH_CLOSE, row) - canvas
         horizontal = cv2.morphologyEx(canvas, cv2.MORPH_CLOSE, col) - canvas
-    if weight is None:
-        weight = _tile_weight(canvas, cell)
     return vertical * weight, horizontal * weight
 
 
@@ -102,8 +100,8 @@ def _all_responses(
     brightnesses of ``_greys`` (the tiles weighed down where each shows them brightest)."""
     for grey in itertools.islice(_greys(warped, even), greys):
         weight = _tile_weight(grey, cell)
-        yield _line_responses(grey, cell, weight=weight)
-        yield _line_responses(grey, cell, bright=True, weight=weight)
+        yield _line_responses(grey, cell, weight)
+        yield _line_responses(grey, cell, weight, bright=True)
 
 
 def _peakiness(profile: NDArray[np.float64], positions: NDArray[np.float64]) -> float:

@@ -81,19 +81,19 @@ def line_quad(segments: Segments, outline: FloatArray) -> FloatArray | None:
             return quad
         moved = float(np.abs(again - quad).max())
         quad = again
-        if moved < SETTLED_CELLS * _side(quad) / SIZE:
+        if moved < SETTLED_CELLS * quad_side(quad) / SIZE:
             break
     return quad
 
 
-def _side(quad: FloatArray) -> float:
+def quad_side(quad: FloatArray) -> float:
     """The side of a square of the quadrilateral's area, in its pixels."""
     return float(np.sqrt(abs(cv2.contourArea(quad.astype(np.float32)))))
 
 
 def _line_quad_once(segments: Segments, outline: FloatArray) -> FloatArray | None:
     centre = outline.mean(axis=0)
-    side = _side(outline)
+    side = quad_side(outline)
     if side < 1.0:
         return None
     near = _near(segments, centre + NEAR_OUTLINE * (outline - centre))
@@ -102,12 +102,12 @@ def _line_quad_once(segments: Segments, outline: FloatArray) -> FloatArray | Non
     to_unit = np.array([[1 / side, 0.0, -centre[0] / side], [0.0, 1 / side, -centre[1] / side], [0.0, 0.0, 1.0]])
     unit = Segments(apply_homography(to_unit, near.starts), apply_homography(to_unit, near.ends))
     points, inliers = [], []
-    for family in _families(unit):
-        found = _vanishing_point(unit.where(family))
+    for family in (unit.where(chosen) for chosen in _families(unit)):
+        found = _vanishing_point(family)
         if found is None:
             return None
         points.append(found[0])
-        inliers.append(unit.where(family).where(found[1]))
+        inliers.append(family.where(found[1]))
     if len(points) < 2:
         return None
     rectify = _rectifying(points[0], points[1])

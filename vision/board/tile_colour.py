@@ -82,36 +82,40 @@ def blanks_of_tile_colour(crops: NDArray[np.uint8], probabilities: NDArray[np.fl
             return None
         return np.median(faces[tiles], axis=0), np.median(squares[empty], axis=0)
 
-    def share(k: int) -> float | None:
-        """The share of cell ``k``'s pixels nearer the tiles' colour than its kind's empty squares'."""
-        found = colours(k)
-        return None if found is None else _tile_share(cells[k], *found)
-
-    def squares_unlike_tiles(k: int) -> bool:
-        """The squares of cell ``k``'s kind read surely empty near it (at least ``MIN_SQUARES``)
-        show the tiles' colour in at most ``MAX_SQUARE_SHARE`` of their pixels, nearly all
-        (90th percentile) of them: the colours tell a tile from those squares."""
-        found = colours(k)
-        near = np.abs(_ROW_COL - _ROW_COL[k]).max(axis=1) <= RADIUS
-        others = np.flatnonzero(sure & empties & (_KIND == _KIND[k]) & near)
-        others = others[others != k]
-        if found is None or len(others) < MIN_SQUARES:
-            return False
-        shares = [_tile_share(cells[j], *found) for j in others.tolist()]
-        return float(np.percentile(shares, 90)) <= MAX_SQUARE_SHARE
-
     out = probabilities.copy()
     for k in blanks.tolist():
-        found = share(k)
-        if found is not None and found < MIN_TILE_SHARE:
+        found = colours(k)
+        if found is not None and _tile_share(cells[k], *found) < MIN_TILE_SHARE:
             out[k, INDEX[EMPTY]] += out[k, INDEX[BLANK]]
             out[k, INDEX[BLANK]] = 0.0
     for k in maybe.tolist():  # a cream blank on a cream square: the classifier leans to empty
-        found = share(k)
-        if found is not None and found >= MIN_BLANK_SHARE and squares_unlike_tiles(k):
+        found = colours(k)
+        if (
+            found is not None
+            and _tile_share(cells[k], *found) >= MIN_BLANK_SHARE
+            and _squares_unlike_tiles(cells, _sure_squares_near(k, sure & empties), *found)
+        ):
             out[k, INDEX[BLANK]] += out[k, INDEX[EMPTY]]
             out[k, INDEX[EMPTY]] = 0.0
     return out
+
+
+def _sure_squares_near(k: int, sure_empty: NDArray[np.bool_]) -> NDArray[np.intp]:
+    """The other cells of cell ``k``'s kind within ``RADIUS`` of it that are read surely empty."""
+    near = np.abs(_ROW_COL - _ROW_COL[k]).max(axis=1) <= RADIUS
+    others = np.flatnonzero(sure_empty & (_KIND == _KIND[k]) & near)
+    return np.asarray(others[others != k], np.intp)
+
+
+def _squares_unlike_tiles(
+    cells: NDArray[np.float32], others: NDArray[np.intp], tile: NDArray[np.float32], square: NDArray[np.float32]
+) -> bool:
+    """At least ``MIN_SQUARES`` squares ``others`` and nearly all of them (90th percentile) show the
+    tiles' colour in at most ``MAX_SQUARE_SHARE`` of their pixels: the colours tell a tile from them."""
+    if len(others) < MIN_SQUARES:
+        return False
+    shares = [_tile_share(cells[j], tile, square) for j in others.tolist()]
+    return float(np.percentile(shares, 90)) <= MAX_SQUARE_SHARE
 
 
 def _cell_lab(crops: NDArray[np.uint8]) -> NDArray[np.float32]:

@@ -193,8 +193,8 @@ class GridReading:
 def committed_grid_reading() -> GridReading:
     """The committed board recognisers (``recognizer.GRID_MODEL``, ``GRID_SECOND_MODEL``) with the thresholds
     calibrated for the two together."""
-    second = default_recognizer(GRID_SECOND_MODEL) if GRID_SECOND_MODEL.is_file() else None
-    return GridReading(default_recognizer(GRID_MODEL), Thresholds.load(GRID_THRESHOLDS_FILE), second)
+    first, second = default_recognizer(GRID_MODEL), default_recognizer(GRID_SECOND_MODEL)
+    return GridReading(first, Thresholds.load(GRID_THRESHOLDS_FILE), second)
 
 
 class SlipReader:
