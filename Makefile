@@ -5,12 +5,21 @@
 VENV := .venv
 PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
+# the tile fonts the board classifier trained on since issue 20's seventh revision
+# (vision/board/render_designs.py FONT_FAMILIES): the renders of tests and benchmarks draw them
+TILE_FONT_PACKAGES := fonts-noto-core fonts-noto-extra fonts-paratype fonts-linuxlibertine fonts-sil-charis \
+	fonts-sil-gentium-basic fonts-roboto-slab fonts-cabin fonts-oxygen fonts-vollkorn fonts-adf-accanthis \
+	fonts-adf-gillius fonts-adf-universalis fonts-clear-sans fonts-yanone-kaffeesatz fonts-dosis fonts-play \
+	fonts-quicksand fonts-cardo fonts-stix fonts-cmu fonts-adf-berenis fonts-adf-romande fonts-adf-tribun \
+	fonts-adf-verana fonts-adf-ikarius fonts-adf-baskervald fonts-adf-irianis fonts-adf-libris fonts-adf-switzera \
+	fonts-adf-oldania fonts-century-catalogue fonts-fanwood fonts-tuffy fonts-b612 fonts-sil-andika fonts-jura \
+	fonts-junicode fonts-gfs-didot fonts-bebas-neue fonts-linex
 SYSTEM_PACKAGES := python3 python3-venv python3-dev gcc \
 	fonts-dejavu-core fonts-urw-base35 fonts-freefont-ttf fonts-liberation \
 	fonts-comic-neue fonts-dkg-handwriting fonts-breip fonts-sjfonts fonts-kristi fonts-tlwg-purisa-otf \
 	fonts-humor-sans fonts-tomsontalks fonts-rufscript fonts-averia-gwf \
 	fonts-open-sans fonts-roboto-unhinted fonts-lato fonts-cantarell fonts-croscore fonts-crosextra-carlito \
-	fonts-crosextra-caladea fonts-inter fonts-league-spartan
+	fonts-crosextra-caladea fonts-inter fonts-league-spartan $(TILE_FONT_PACKAGES)
 BENCH_PACKAGES := tesseract-ocr tesseract-ocr-spa libreoffice-calc-nogui
 TEST_PACKAGES := postgresql chromium
 export OMP_THREAD_LIMIT := 1

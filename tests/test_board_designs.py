@@ -18,7 +18,15 @@ from vision.board.labels import BLANK, EMPTY, FOREIGN, is_tile
 from vision.board.line_families import frame_segments, line_quad
 from vision.board.outline import detail_mask, outline_quads
 from vision.board.reading import read_board
-from vision.board.render_designs import DESIGNS, FONT_FAMILIES, TILE_FACES, design_board_style, families, family_of
+from vision.board.render_designs import (
+    BENCH_TRAIN_FAMILIES,
+    DESIGNS,
+    FONT_FAMILIES,
+    TILE_FACES,
+    design_board_style,
+    families,
+    family_of,
+)
 
 
 def _design_frame(design: str, seed: int, rotation: float, fill: float = 0.25) -> R.Render:
@@ -46,7 +54,7 @@ def _wooden_board_of_lit_and_shaded_squares() -> R.Render:
     """A development wooden board (seed 999, fifth draw) whose lit and shaded orange squares the
     frame's colour clusters split apart, so that no colour gives its outline."""
     rng = np.random.default_rng(999)
-    every_family = families("train") + families("heldout")
+    every_family = BENCH_TRAIN_FAMILIES + families("heldout")
     for _ in range(5):
         family = str(every_family[int(rng.integers(len(every_family)))])
         scene = R.random_scene(rng, split="heldout", hands=0, design="wood", family=family)
@@ -69,7 +77,7 @@ def _development_render(seed: int, index: int) -> R.Render:
     """The ``index``-th render of ``bench_board.bench_designs`` drawn with a development seed."""
     rng = np.random.default_rng(seed)
     for i in range(index + 1):
-        pool = families("train") if (i // len(DESIGNS)) % 2 == 0 else families("heldout")
+        pool = BENCH_TRAIN_FAMILIES if (i // len(DESIGNS)) % 2 == 0 else families("heldout")
         family = str(pool[int(rng.integers(len(pool)))])
         scene = R.random_scene(rng, split="heldout", hands=0, design=DESIGNS[i % len(DESIGNS)], family=family)
     return R.render(scene)
@@ -98,6 +106,7 @@ def test_font_families_are_split_whole() -> None:
     assert len(files) == len(set(files))  # a file belongs to one family, so to one part
     assert family_of("/x/Arimo-Bold.ttf") == "Liberation Sans"  # Liberation's design under another name: kept out too
     assert set(families("heldout")).isdisjoint(families("train"))
+    assert set(BENCH_TRAIN_FAMILIES) <= set(families("train"))
 
 
 def _tiles_frame(cells: R.Labels, font: str, face: tuple[int, int, int], design: str = "green") -> R.Render:

@@ -49,9 +49,21 @@ def test_an_empty_square_read_as_a_blank_becomes_empty_and_a_blank_stays() -> No
 
 def test_without_tiles_to_compare_a_blank_reading_is_left_as_read() -> None:
     crops, probabilities = _board({5 * 15 + 6: BROWN})
-    probabilities[:, INDEX["A"]] = 0.0  # no letter read surely: no tile colour known
+    lettered = probabilities[:, INDEX["A"]] > 0.5
+    probabilities[lettered, INDEX["A"]], probabilities[lettered, INDEX[EMPTY]] = 0.6, 0.4  # no letter read surely: no tile colour known
     out = blanks_of_tile_colour(crops, probabilities)
     assert CLASSES[int(out[5 * 15 + 6].argmax())] == BLANK
+
+
+def test_on_a_board_without_a_lettered_tile_an_unsure_blank_is_an_empty_square() -> None:
+    unsure, sure = 2 * 15 + 12, 7 * 15 + 7  # C13, a double word square of an empty board; H8
+    crops, probabilities = _board({unsure: CREAM, sure: CREAM})
+    probabilities[:, INDEX["A"]] = 0.0  # no letter read at all
+    probabilities[sure, INDEX[BLANK]], probabilities[sure, INDEX[EMPTY]] = 0.95, 0.05
+    out = blanks_of_tile_colour(crops, probabilities)
+    assert CLASSES[int(out[unsure].argmax())] == EMPTY
+    assert out[unsure, INDEX[EMPTY]] == np.float32(1.0)
+    assert CLASSES[int(out[sure].argmax())] == BLANK  # read surely: kept
 
 
 def test_the_premium_layout_is_the_same_under_a_quarter_turn() -> None:

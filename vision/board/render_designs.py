@@ -16,7 +16,10 @@ of one design (Arimo is Liberation Sans's design, Carlito Lato's, Tinos Liberati
 Serif's: each kept in the same part). ``SEEN_BY_COMMITTED`` lists the families the
 committed MAIN classifier's earlier training saw before it was fine-tuned on every ``train``
 family (issue 20); the font model (``board_cells_fonts.onnx``) and that fine-tuning used the
-green, beige and black designs (``TRAIN_DESIGNS``; ``models/board/MODEL_CARD.md``).
+green, beige and black designs (``TRAIN_DESIGNS``; ``models/board/MODEL_CARD.md``). Since
+the seventh revision of issue 20 both were fine-tuned on 58 train families (their Debian
+packages: ``TILE_FONT_PACKAGES`` in the Makefile); the benchmark's trained half draws the
+first twelve (``BENCH_TRAIN_FAMILIES``), so that its scenes stay comparable across revisions.
 ``design_tile_style(rng, split)`` draws a tile maker: face colour (cream, ivory, white,
 yellowish), ink, the value's corner and size, letter size, a family of the split.
 """
@@ -47,6 +50,54 @@ FONT_FAMILIES: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     "Roboto": ("train", ("Roboto-Medium.ttf", "Roboto-Bold.ttf", "RobotoCondensed-Bold.ttf")),
     "Open Sans": ("train", ("OpenSans-Semibold.ttf", "OpenSans-Bold.ttf", "OpenSans-CondBold.ttf")),
     "DejaVu Serif": ("train", ("DejaVuSerif-Bold.ttf", "DejaVuSerifCondensed-Bold.ttf")),
+    # more letter shapes for training (issue 20, seventh revision): every bold or semibold Latin
+    # family of Debian's font packages that has the Spanish and the foreign letters
+    "PT Sans": ("train", ("PTS75F.ttf", "PTN77F.ttf", "PTC75F.ttf")),
+    "PT Serif": ("train", ("PTF75F.ttf", "PTZ55F.ttf")),
+    "Linux Libertine": ("train", ("LinLibertine_RB.otf", "LinLibertine_RZ.otf")),
+    "Linux Biolinum": ("train", ("LinBiolinum_RB.otf",)),
+    "Charis SIL": ("train", ("CharisSIL-Bold.ttf",)),
+    "Gentium Basic": ("train", ("GenBasB.ttf", "GenBkBasB.ttf")),
+    "Roboto Slab": ("train", ("RobotoSlab-Regular.otf", "RobotoSlab-Bold.otf")),
+    "Cabin": ("train", ("Cabin-SemiBold.otf", "Cabin-Bold.otf")),
+    "Oxygen": ("train", ("Oxygen-Sans-Bold.ttf",)),
+    "Vollkorn": ("train", ("Vollkorn-SemiBold.ttf", "Vollkorn-Bold.ttf")),
+    "Accanthis": ("train", ("AccanthisADFStd-Bold.otf",)),
+    "Gillius": ("train", ("GilliusADF-Bold.otf", "GilliusADF-BoldCond.otf")),
+    "Universalis": ("train", ("UniversalisADFStd-Bold.otf", "UniversalisADFStd-BoldCond.otf")),
+    "Clear Sans": ("train", ("ClearSans-Medium.ttf", "ClearSans-Bold.ttf")),
+    "Yanone Kaffeesatz": ("train", ("YanoneKaffeesatz-SemiBold.otf", "YanoneKaffeesatz-Bold.otf")),
+    "Dosis": ("train", ("Dosis-SemiBold.otf", "Dosis-Bold.otf")),
+    "Play": ("train", ("Play-Bold.ttf",)),
+    "Quicksand": ("train", ("Quicksand-Bold.ttf",)),
+    "Cardo": ("train", ("Cardob101.ttf",)),
+    "STIX": ("train", ("STIX-Bold.otf",)),
+    "Noto Sans": ("train", ("NotoSans-Bold.ttf", "NotoSansDisplay-Bold.ttf", "NotoSans-SemiBold.ttf", "NotoSans-CondensedBold.ttf", "NotoSans-SemiCondensedBold.ttf")),
+    "Noto Serif": ("train", ("NotoSerif-Bold.ttf", "NotoSerifDisplay-Bold.ttf", "NotoSerif-SemiBold.ttf", "NotoSerif-CondensedBold.ttf")),
+    "CMU Serif": ("train", ("cmunbx.ttf",)),
+    "CMU Sans": ("train", ("cmunsx.ttf",)),
+    "CMU Bright": ("train", ("cmunbsr.ttf",)),
+    "Berenis": ("train", ("BerenisADFPro-Bold.otf",)),
+    "Romande": ("train", ("RomandeADFStd-DemiBold.otf",)),
+    "Tribun": ("train", ("TribunADFStd-Bold.otf", "TribunADFStd-BoldCond.otf")),
+    "Verana": ("train", ("VeranaSans-Bold.otf", "VeranaSansDemi-Regular.otf")),
+    "Ikarius": ("train", ("IkariusADFStd-Bold.otf",)),
+    "Baskervald": ("train", ("BaskervaldADFStd-Bold.otf",)),
+    "Irianis": ("train", ("IrianisADFStd-Bold.otf",)),
+    "Libris": ("train", ("LibrisADFStd-Bold.otf",)),
+    "Switzera": ("train", ("SwitzeraADF-Bold.otf", "SwitzeraADF-BoldCond.otf", "SwitzeraADF-DemiBold.otf")),
+    "Oldania": ("train", ("OldaniaADFStd-Bold.otf",)),
+    "Century Catalogue": ("train", ("Century-Catalogue.ttf",)),
+    "Fanwood": ("train", ("FanwoodText.otf",)),
+    "Tuffy": ("train", ("Tuffy_Bold.ttf",)),
+    "B612": ("train", ("B612-Bold.otf",)),
+    "Andika": ("train", ("Andika-Bold.ttf",)),
+    "Jura": ("train", ("Jura-SemiBold.otf", "Jura-Bold.otf")),
+    "Junicode": ("train", ("JunicodeTwoBeta-Bold.otf",)),
+    "GFS Didot": ("train", ("GFSDidotBold.otf",)),
+    "Bebas Neue": ("train", ("BebasNeue-Bold.otf",)),
+    "Jara": ("train", ("Jara_Bold.ttf",)),
+    "Quercus": ("train", ("Quercus_Bold.ttf",)),
     "Lato": ("calibration", ("Lato-Semibold.ttf", "Lato-Bold.ttf", "Lato-Heavy.ttf", "Carlito-Bold.ttf")),
     "Cantarell": ("calibration", ("Cantarell-Bold.otf", "Cantarell-ExtraBold.otf")),
     "Liberation Sans": ("heldout", ("LiberationSans-Regular.ttf", "LiberationSans-Bold.ttf", "LiberationSansNarrow-Bold.ttf", "Arimo-Bold.ttf")),
@@ -55,6 +106,11 @@ FONT_FAMILIES: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     "League Spartan": ("heldout", ("LeagueSpartan-SemiBold.otf", "LeagueSpartan-Bold.otf")),
     "Caladea": ("heldout", ("Caladea-Bold.ttf",)),
 }
+BENCH_TRAIN_FAMILIES: Final = (  # the train families of issue 20's first revision: the benchmark's trained half
+    # draws from these alone, so that its scenes stay those of the earlier revisions (figures compared board by board)
+    "URW Gothic", "Nimbus Sans", "FreeSans", "DejaVu Sans", "URW Bookman", "Nimbus Roman", "P052", "C059",
+    "FreeSerif", "Roboto", "Open Sans", "DejaVu Serif",
+)
 SEEN_BY_COMMITTED: Final = ("URW Gothic", "Nimbus Sans", "FreeSans", "DejaVu Sans", "URW Bookman", "Nimbus Roman", "P052", "C059", "FreeSerif")
 
 TILE_FACES: Final = {  # BGR

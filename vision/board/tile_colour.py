@@ -13,7 +13,8 @@ pixels are nearer the tiles' colour, is a blank, provided the empty squares of i
 near it are not nearer the tiles' colour themselves (a cream blank on a cream square, where
 the classifier leans to empty; a blank missed can let a shorter play through, a blank
 seen where there is none makes a play that does not fit, a doubt). Where the references
-are too few, the reading is left as is.
+are too few, the reading is left as is; but on a board where no cell reads as a lettered
+tile, a blank read unsurely is an empty square (a blank is laid with lettered tiles).
 
 Colours are CIE Lab of the normalised crops (``cells``), every other pixel each way;
 lightness weighs a third, as the light changes it most. A tile's colour is its lighter
@@ -48,6 +49,7 @@ MIN_SQUARES: Final = 3  # of such squares, else the colours are not trusted to m
 STRIDE: Final = 2  # every other pixel of a cell, each way, is compared (a quarter of them)
 CENTRE_MARGIN: Final = 3  # compared pixels, at each side of a cell, left out of the reference colours
 
+_NOT_LETTERS: Final = [INDEX[EMPTY], INDEX[BLANK], INDEX[COVERED]]
 _KIND: Final = np.array([PREMIUMS[r][c].name for r in range(SIZE) for c in range(SIZE)])
 _ROW_COL: Final = np.indices((SIZE, SIZE)).reshape(2, -1).T
 
@@ -62,6 +64,8 @@ def blanks_of_tile_colour(crops: NDArray[np.uint8], probabilities: NDArray[np.fl
     maybe = np.flatnonzero((best == INDEX[EMPTY]) & (probabilities[:, INDEX[BLANK]] >= BLANK_CHANCE))
     if len(blanks) == 0 and len(maybe) == 0:
         return probabilities
+    if not np.isin(best, _NOT_LETTERS, invert=True).any():
+        return _unsure_blanks_emptied(probabilities, blanks)
     sure = probabilities.max(axis=1) >= SURE
     letters = sure & ~np.isin(best, [INDEX[EMPTY], INDEX[BLANK], INDEX[COVERED]])
     empties = best == INDEX[EMPTY]
@@ -97,6 +101,20 @@ def blanks_of_tile_colour(crops: NDArray[np.uint8], probabilities: NDArray[np.fl
         ):
             out[k, INDEX[BLANK]] += out[k, INDEX[EMPTY]]
             out[k, INDEX[EMPTY]] = 0.0
+    return out
+
+
+def _unsure_blanks_emptied(probabilities: NDArray[np.float32], blanks: NDArray[np.intp]) -> NDArray[np.float32]:
+    """A board without one lettered tile shows no tile colour to judge a blank by. A blank is one
+    of a play's tiles (C.10: two blanks in a set of 100), laid with lettered tiles (a first play
+    of blanks alone is possible in principle, never seen), so a blank read there with less than
+    ``SURE`` is a pale empty square (the salmon double-word squares of an empty green board)."""
+    unsure = blanks[probabilities[blanks].max(axis=1) < SURE]
+    if len(unsure) == 0:
+        return probabilities
+    out = probabilities.copy()
+    out[unsure, INDEX[EMPTY]] += out[unsure, INDEX[BLANK]]
+    out[unsure, INDEX[BLANK]] = 0.0
     return out
 
 
