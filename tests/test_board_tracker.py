@@ -97,3 +97,32 @@ def test_a_two_letter_first_play_tells_row_a_to_a_camera_that_does_not_know_it(f
     assert [r.notation for r in reports if r.kind == "play"] == ["H8 ES"]
     assert not [r for r in reports if r.reason == "orientation"]
     assert tracker.status.turn is not None
+
+
+def test_a_still_view_without_a_board_is_not_searched_again_until_it_moves(
+    small_lexicon: Lexicon, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search of a frame without a board costs seconds of a core: the same still view is not
+    searched again, a view that moved is, and the still one again after ``research_seconds``."""
+    from vision.board import tracker as tracker_module
+    from vision.board.find import not_found
+
+    searched: list[float] = []
+
+    def search(image: np.ndarray) -> object:
+        searched.append(float(image.mean()))
+        return not_found("sin tablero")
+
+    monkeypatch.setattr(tracker_module, "find_board", search)
+    table = np.random.default_rng(1).integers(0, 255, (180, 320, 3), dtype=np.uint8)
+    moved = np.roll(table, 40, axis=1)
+    tracker = BoardTracker("mesa-1", small_lexicon, TrackerSettings(research_seconds=30.0))
+    for k in range(6):
+        tracker.feed(Frame(table, k * 0.2, k))
+    assert len(searched) == 1
+    for k in range(6, 12):
+        tracker.feed(Frame(moved, k * 0.2, k))
+    assert len(searched) == 2
+    tracker.feed(Frame(moved, 40.0, 12))
+    assert len(searched) == 3
+    assert not tracker.status.board_found

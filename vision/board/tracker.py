@@ -6,7 +6,9 @@
 1. *Motion gate*: a frame that differs from the previous one (hands moving) is not read.
 2. *Geometry*: the homography is kept and re-fitted (``find.refine_board``) after
    motion stops and every few seconds; when the grid cannot be followed on still,
-   uncovered frames, the board is searched again from scratch (camera bumped).
+   uncovered frames, the board is searched again from scratch (camera bumped). A still
+   view searched in vain is searched again only once it moves (a board laid on the
+   table, the light switched on) or ``research_seconds`` later.
 3. *Reading*: every cell is classified; a frame with a covered cell (``#``) is not used.
    Row A is the camera's calibrated turn, else inferred from the upright letters
    (``orientation``), else, for a first play too short for that, the one turn under
@@ -81,6 +83,7 @@ class TrackerSettings:
     min_confidence: float = 0.7  # a new tile read below this (mean over the stable frames) is a doubt
     refit_seconds: float = 3.0
     lost_frames: int = 3  # still, uncovered frames without the grid before searching again
+    research_seconds: float = 30.0  # a still view searched in vain is searched again only once it moves, or after this
     turn: int | None = None  # quarter turns to row A; None: inferred from the letters
 
 
@@ -117,6 +120,7 @@ class BoardTracker:
         self._last_fit = -1e9
         self._moving = True
         self._lost = 0
+        self._search_again_at: float | None = None  # frame time; None: the view moved since the last vain search
         self._last_state: Labels | None = None
         self._last_plays: list[tuple[Labels, Board, Play, dict[Square, Tile]]] = []
         self.proposal: _Proposal | None = None
@@ -246,6 +250,7 @@ class BoardTracker:
         self._previous = small
         if motion > self.settings.motion_threshold:
             self._moving = True
+            self._search_again_at = None
             self._history.clear()
             self.status.status = "en movimiento"
             return []
@@ -290,7 +295,9 @@ class BoardTracker:
                 self._lost += 1
                 if self._lost < self.settings.lost_frames:
                     return []
-            found = find_board(image)
+            if self._search_again_at is not None and frame.t < self._search_again_at:
+                return []  # the same still view: the search would find what it found (nothing)
+            found = self._search(frame)
         if found.found and found.image_from_board is not None:
             was_lost = self._upright is None
             self._upright = found.image_from_board
@@ -311,6 +318,16 @@ class BoardTracker:
             return [self._report("board_lost", frame, f"se ha perdido el tablero: {found.reason}")]
         self.status.status = "sin tablero"
         return []
+
+    def _search(self, frame: Frame) -> BoardFind:
+        """``find_board`` on the frame; a vain search is not repeated on the same still view
+        before ``research_seconds`` after it ended (a search of a frame without a board takes
+        seconds of a core: a camera over an empty table would search without rest)."""
+        start = time.perf_counter()
+        found = find_board(frame.image)
+        if not found.found:
+            self._search_again_at = frame.t + (time.perf_counter() - start) + self.settings.research_seconds
+        return found
 
     def _read(self, image: NDArray[np.uint8]) -> tuple[Labels, NDArray[np.float32]] | None:
         assert self._upright is not None
