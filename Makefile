@@ -6,7 +6,8 @@ VENV := .venv
 PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 # the tile fonts the board classifier trained on since issue 20's seventh revision
-# (vision/board/render_designs.py FONT_FAMILIES): the renders of tests and benchmarks draw them
+# (vision/board/render_designs.py FONT_FAMILIES): training only (`make train-packages`);
+# the renders of the tests and benchmarks draw the families of SYSTEM_PACKAGES
 TILE_FONT_PACKAGES := fonts-noto-core fonts-noto-extra fonts-paratype fonts-linuxlibertine fonts-sil-charis \
 	fonts-sil-gentium-basic fonts-roboto-slab fonts-cabin fonts-oxygen fonts-vollkorn fonts-adf-accanthis \
 	fonts-adf-gillius fonts-adf-universalis fonts-clear-sans fonts-yanone-kaffeesatz fonts-dosis fonts-play \
@@ -19,12 +20,12 @@ SYSTEM_PACKAGES := python3 python3-venv python3-dev gcc \
 	fonts-comic-neue fonts-dkg-handwriting fonts-breip fonts-sjfonts fonts-kristi fonts-tlwg-purisa-otf \
 	fonts-humor-sans fonts-tomsontalks fonts-rufscript fonts-averia-gwf \
 	fonts-open-sans fonts-roboto-unhinted fonts-lato fonts-cantarell fonts-croscore fonts-crosextra-carlito \
-	fonts-crosextra-caladea fonts-inter fonts-league-spartan $(TILE_FONT_PACKAGES)
+	fonts-crosextra-caladea fonts-inter fonts-league-spartan
 BENCH_PACKAGES := tesseract-ocr tesseract-ocr-spa libreoffice-calc-nogui
 TEST_PACKAGES := postgresql chromium
 export OMP_THREAD_LIMIT := 1
 
-.PHONY: demo test bench typecheck system-packages test-packages bench-packages default-lexicon translations clean
+.PHONY: demo test bench typecheck system-packages test-packages bench-packages train-packages default-lexicon translations clean
 
 demo: $(INSTALLED)
 	$(VENV)/bin/veedor serve --demo --data veedor-demo
@@ -59,7 +60,8 @@ $(INSTALLED): pyproject.toml rules_core/_movegen.c | system-packages
 system-packages: PACKAGES = $(SYSTEM_PACKAGES)
 test-packages: PACKAGES = $(TEST_PACKAGES)
 bench-packages: PACKAGES = $(BENCH_PACKAGES)
-system-packages test-packages bench-packages:
+train-packages: PACKAGES = $(TILE_FONT_PACKAGES)
+system-packages test-packages bench-packages train-packages:
 	@missing=""; \
 	for package in $(PACKAGES); do \
 		dpkg -s $$package >/dev/null 2>&1 || missing="$$missing $$package"; \
