@@ -64,10 +64,11 @@ def blanks_of_tile_colour(crops: NDArray[np.uint8], probabilities: NDArray[np.fl
     maybe = np.flatnonzero((best == INDEX[EMPTY]) & (probabilities[:, INDEX[BLANK]] >= BLANK_CHANCE))
     if len(blanks) == 0 and len(maybe) == 0:
         return probabilities
-    if not np.isin(best, _NOT_LETTERS, invert=True).any():
+    lettered = ~np.isin(best, _NOT_LETTERS)
+    if not lettered.any():
         return _unsure_blanks_emptied(probabilities, blanks)
     sure = probabilities.max(axis=1) >= SURE
-    letters = sure & ~np.isin(best, [INDEX[EMPTY], INDEX[BLANK], INDEX[COVERED]])
+    letters = sure & lettered
     empties = best == INDEX[EMPTY]
     cells = _cell_lab(crops)
     m = CENTRE_MARGIN
