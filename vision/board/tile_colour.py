@@ -79,7 +79,7 @@ def blanks_of_tile_colour(crops: NDArray[np.uint8], probabilities: NDArray[np.fl
 
     def colours(k: int) -> tuple[NDArray[np.float32], NDArray[np.float32]] | None:
         """The tiles' colour and the colour of the empty squares of cell ``k``'s kind, near it."""
-        near = np.abs(_ROW_COL - _ROW_COL[k]).max(axis=1) <= RADIUS
+        near = _near(k)
         kind = _KIND == _KIND[k]
         tiles = _references([letters], near)
         empty = _references([sure & empties & kind, empties & kind], near)
@@ -87,12 +87,11 @@ def blanks_of_tile_colour(crops: NDArray[np.uint8], probabilities: NDArray[np.fl
             return None
         return np.median(faces[tiles], axis=0), np.median(squares[empty], axis=0)
 
-    out = probabilities.copy()
+    to_empty, to_blank = [], []
     for k in blanks.tolist():
         found = colours(k)
         if found is not None and _tile_share(cells[k], *found) < MIN_TILE_SHARE:
-            out[k, INDEX[EMPTY]] += out[k, INDEX[BLANK]]
-            out[k, INDEX[BLANK]] = 0.0
+            to_empty.append(k)
     for k in maybe.tolist():  # a cream blank on a cream square: the classifier leans to empty
         found = colours(k)
         if (
@@ -100,9 +99,9 @@ def blanks_of_tile_colour(crops: NDArray[np.uint8], probabilities: NDArray[np.fl
             and _tile_share(cells[k], *found) >= MIN_BLANK_SHARE
             and _squares_unlike_tiles(cells, _sure_squares_near(k, sure & empties), *found)
         ):
-            out[k, INDEX[BLANK]] += out[k, INDEX[EMPTY]]
-            out[k, INDEX[EMPTY]] = 0.0
-    return out
+            to_blank.append(k)
+    out = _moved(probabilities, to_empty, BLANK, EMPTY)
+    return _moved(out, to_blank, EMPTY, BLANK)
 
 
 def _unsure_blanks_emptied(probabilities: NDArray[np.float32], blanks: NDArray[np.intp]) -> NDArray[np.float32]:
@@ -110,19 +109,28 @@ def _unsure_blanks_emptied(probabilities: NDArray[np.float32], blanks: NDArray[n
     of a play's tiles (C.10: two blanks in a set of 100), laid with lettered tiles (a first play
     of blanks alone is possible in principle, never seen), so a blank read there with less than
     ``SURE`` is a pale empty square (the salmon double-word squares of an empty green board)."""
-    unsure = blanks[probabilities[blanks].max(axis=1) < SURE]
-    if len(unsure) == 0:
+    return _moved(probabilities, blanks[probabilities[blanks].max(axis=1) < SURE].tolist(), BLANK, EMPTY)
+
+
+def _moved(probabilities: NDArray[np.float32], cells: list[int], source: str, target: str) -> NDArray[np.float32]:
+    """``probabilities`` with the ``source`` probability of ``cells`` added to ``target`` (none lost):
+    a new array, or the same one when ``cells`` is empty."""
+    if not cells:
         return probabilities
     out = probabilities.copy()
-    out[unsure, INDEX[EMPTY]] += out[unsure, INDEX[BLANK]]
-    out[unsure, INDEX[BLANK]] = 0.0
+    out[cells, INDEX[target]] += out[cells, INDEX[source]]
+    out[cells, INDEX[source]] = 0.0
     return out
+
+
+def _near(k: int) -> NDArray[np.bool_]:
+    """The cells within ``RADIUS`` rows and columns of cell ``k``."""
+    return np.asarray(np.abs(_ROW_COL - _ROW_COL[k]).max(axis=1) <= RADIUS)
 
 
 def _sure_squares_near(k: int, sure_empty: NDArray[np.bool_]) -> NDArray[np.intp]:
     """The other cells of cell ``k``'s kind within ``RADIUS`` of it that are read surely empty."""
-    near = np.abs(_ROW_COL - _ROW_COL[k]).max(axis=1) <= RADIUS
-    others = np.flatnonzero(sure_empty & (_KIND == _KIND[k]) & near)
+    others = np.flatnonzero(sure_empty & (_KIND == _KIND[k]) & _near(k))
     return np.asarray(others[others != k], np.intp)
 
 
