@@ -1,8 +1,9 @@
 """The cell classifier network (PyTorch, training only; run time uses the ONNX export).
 
 Input: ``N x 3 x 40 x 40`` float32, BGR crops from ``vision.board.cells`` scaled to
-0..1. Output: ``N x 32`` logits over ``vision.board.labels.CLASSES``. About 50k
-weights and 3 M multiply-adds per crop: 225 crops take ~18 ms on one core.
+0..1. Output: ``N x 32`` logits over ``vision.board.labels.CLASSES``. At width 1 (the
+main and opinion models) 49k weights and ~4 M multiply-adds per crop: 225 crops take ~18 ms
+on one core; at width 1.5 (the font model) 108k weights and ~9 M: 25 crops take ~7 ms.
 """
 
 from __future__ import annotations
@@ -18,20 +19,23 @@ def _block(cin: int, cout: int, stride: int = 1) -> list[nn.Module]:
 
 
 class CellNet(nn.Module):
-    def __init__(self, classes: int = len(CLASSES)) -> None:
+    """``width`` scales every layer's channels (1: 16-32-48-64; 1.5: 24-48-72-96)."""
+
+    def __init__(self, classes: int = len(CLASSES), width: float = 1.0) -> None:
         super().__init__()
+        c1, c2, c3, c4 = (round(base * width) for base in (16, 32, 48, 64))
         self.features = nn.Sequential(
-            *_block(3, 16, 2),  # N x 16 x 20 x 20
-            *_block(16, 32),  # N x 32 x 20 x 20
-            nn.MaxPool2d(2),  # N x 32 x 10 x 10
-            *_block(32, 48),  # N x 48 x 10 x 10
-            nn.MaxPool2d(2),  # N x 48 x 5 x 5
-            *_block(48, 64),  # N x 64 x 5 x 5
-            nn.AdaptiveAvgPool2d(1),  # N x 64 x 1 x 1
-            nn.Flatten(),  # N x 64
+            *_block(3, c1, 2),  # N x c1 x 20 x 20
+            *_block(c1, c2),  # N x c2 x 20 x 20
+            nn.MaxPool2d(2),  # N x c2 x 10 x 10
+            *_block(c2, c3),  # N x c3 x 10 x 10
+            nn.MaxPool2d(2),  # N x c3 x 5 x 5
+            *_block(c3, c4),  # N x c4 x 5 x 5
+            nn.AdaptiveAvgPool2d(1),  # N x c4 x 1 x 1
+            nn.Flatten(),  # N x c4
             nn.Dropout(0.1),
         )
-        self.head = nn.Linear(64, classes)  # N x 32
+        self.head = nn.Linear(c4, classes)  # N x 32
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.features(x))

@@ -1,6 +1,7 @@
 """Train the cell classifier: ``python -m models.board.train DATA.npz [DATA2.npz ...]``.
 
-Fixed seeds, one thread (the machine is shared). Crops from ``make_data``; real
+Fixed seeds, one thread unless ``--threads`` (the machine is shared); ``--width`` scales the
+network's channels (``net.CellNet``: 1.5 for the font model). Crops from ``make_data``; real
 photo crops (from the training games only) are drawn ``--real-weight`` (4) times as often as
 render crops. On-the-fly augmentation: shift, turn and scale (a finder's error,
 tiles off-centre), per-channel gain and offset (light), blur and noise. Writes
@@ -77,15 +78,17 @@ def main() -> None:
     parser.add_argument("--real-weight", type=float, default=4.0, help="how much more often a real photo crop is drawn")
     parser.add_argument("--out", default=str(HERE / "board_cells.onnx"))
     parser.add_argument("--seed", type=int, default=SEED, help="weights, draws and augmentation (another seed: a model trained apart)")
+    parser.add_argument("--width", type=float, default=1.0, help="channels per layer, times the committed network's")
+    parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
-    torch.set_num_threads(1)
+    torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     gen = torch.Generator().manual_seed(args.seed)
     x, y, source = load(args.data)
     train, val, weights = split_crops(source, rng, args.real_weight)
     print(f"{len(train)} train crops ({int((source[train] == 1).sum())} real), {len(val)} validation", flush=True)
-    model = CellNet()
+    model = CellNet(width=args.width)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps_per_epoch = (args.epoch_size or len(train)) // args.batch
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.epochs * steps_per_epoch)

@@ -31,10 +31,10 @@ from .percentiles import row_percentiles
 MODEL_DIR: Final = Path(__file__).resolve().parents[2] / "models" / "board"
 MODEL_PATH: Final = MODEL_DIR / "board_cells.onnx"
 OPINION_PATHS: Final = (MODEL_DIR / "board_cells_second.onnx", MODEL_DIR / "board_cells_third.onnx")
-FONT_OPINION_PATH: Final = MODEL_DIR / "board_cells_fonts.onnx"  # trained on many board designs and font families
+FONT_OPINION_PATH: Final = MODEL_DIR / "board_cells_fonts.onnx"  # many designs and font families, 1.5x as wide
 FONT_BELOW: Final = 0.95  # a letter (Spanish or not) read with less confidence is read by the font model too ...
 FONT_WEIGHT: Final = 0.67  # ... whose reading weighs this much (issue 20; chosen on the calibration families)
-MAX_FONT_ASKED: Final = 25  # at most this many a board (the least sure): ~2-4 ms
+MAX_FONT_ASKED: Final = 25  # at most this many a board (the least sure): ~7 ms at most
 LEAN_BELOW: Final = 0.5  # the lean to ``*`` applies below this (0.7 before issue 20; see ``lean_to_foreign``)
 OPINION_BELOW: Final = 0.8  # a Spanish letter read with less confidence is read by the other models too
 MAX_ASKED: Final = 10  # at most this many a board (the least sure): ~2-4 ms a model at worst
