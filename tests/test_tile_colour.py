@@ -86,3 +86,23 @@ def test_a_tile_coloured_cell_read_empty_that_may_be_a_blank_becomes_a_blank() -
     assert out[cream, INDEX[BLANK]] == np.float32(1.0)
     assert CLASSES[int(out[brown].argmax())] == EMPTY and CLASSES[int(out[unlikely].argmax())] == EMPTY
     assert np.array_equal(np.delete(out, cream, axis=0), np.delete(probabilities, cream, axis=0))
+
+
+def test_a_board_read_with_more_blanks_than_a_set_has_keeps_the_two_surest() -> None:
+    """C.10: a set has two blanks. Thirty tile-coloured squares read as blanks beside fourteen
+    letters (a white board under white tiles) are the classifier taking the squares for blanks:
+    the two surest stay blanks, the rest are empty. Three blanks among the fourteen letters of
+    the same board are not too many to be read as they are."""
+    plain = [k for k in range(15, 210) if PREMIUMS[k // 15][k % 15].name == "NONE"]
+    crops, probabilities = _board({k: CREAM for k in plain[:30]})
+    surest = plain[7], plain[19]
+    for k in surest:
+        probabilities[k, INDEX[BLANK]], probabilities[k, INDEX[EMPTY]] = 0.9, 0.1
+    out = blanks_of_tile_colour(crops, probabilities)
+    read = [CLASSES[int(out[k].argmax())] for k in plain[:30]]
+    assert [k for k, name in zip(plain[:30], read) if name == BLANK] == sorted(surest)
+    assert read.count(EMPTY) == 28
+
+    crops, probabilities = _board({k: CREAM for k in plain[:3]})
+    out = blanks_of_tile_colour(crops, probabilities)
+    assert [CLASSES[int(out[k].argmax())] for k in plain[:3]] == [BLANK] * 3

@@ -14,7 +14,9 @@ near it are not nearer the tiles' colour themselves (a cream blank on a cream sq
 the classifier leans to empty; a blank missed can let a shorter play through, a blank
 seen where there is none makes a play that does not fit, a doubt). Where the references
 are too few, the reading is left as is; but on a board where no cell reads as a lettered
-tile, a blank read unsurely is an empty square (a blank is laid with lettered tiles).
+tile, a blank read unsurely is an empty square (a blank is laid with lettered tiles). First of
+all, a board read with many more blanks than a set has (C.10: two) keeps only the two surest:
+there the classifier takes the squares themselves for blanks (a white board under white tiles).
 
 Colours are CIE Lab of the normalised crops (``cells``), every other pixel each way;
 lightness weighs a third, as the light changes it most. A tile's colour is its lighter
@@ -48,6 +50,8 @@ MAX_SQUARE_SHARE: Final = 0.5  # and the empty squares of its kind near it show 
 MIN_SQUARES: Final = 3  # of such squares, else the colours are not trusted to make a blank
 STRIDE: Final = 2  # every other pixel of a cell, each way, is compared (a quarter of them)
 CENTRE_MARGIN: Final = 3  # compared pixels, at each side of a cell, left out of the reference colours
+MAX_BLANKS: Final = 2  # C.10: a set has two blanks ...
+MAX_BLANK_SHARE: Final = 0.25  # ... and more than this share of the lettered readings is not a board's blanks
 
 _NOT_LETTERS: Final = [INDEX[EMPTY], INDEX[BLANK], INDEX[COVERED]]
 _KIND: Final = np.array([PREMIUMS[r][c].name for r in range(SIZE) for c in range(SIZE)])
@@ -59,6 +63,7 @@ def blanks_of_tile_colour(crops: NDArray[np.uint8], probabilities: NDArray[np.fl
     colour moved to empty, and the empty readings that may be a blank (``BLANK_CHANCE``) and
     show it (``MIN_BLANK_SHARE``) moved to blank: a new array, or the same one when no cell
     is either."""
+    probabilities = _blanks_beyond_the_set(probabilities)
     best = probabilities.argmax(axis=1)
     blanks = np.flatnonzero(best == INDEX[BLANK])
     maybe = np.flatnonzero((best == INDEX[EMPTY]) & (probabilities[:, INDEX[BLANK]] >= BLANK_CHANCE))
@@ -102,6 +107,20 @@ def blanks_of_tile_colour(crops: NDArray[np.uint8], probabilities: NDArray[np.fl
             to_blank.append(k)
     out = _moved(probabilities, to_empty, BLANK, EMPTY)
     return _moved(out, to_blank, EMPTY, BLANK)
+
+
+def _blanks_beyond_the_set(probabilities: NDArray[np.float32]) -> NDArray[np.float32]:
+    """A set has two blanks (C.10). More blank readings than ``MAX_BLANKS`` and than
+    ``MAX_BLANK_SHARE`` of the lettered readings say that the classifier takes this board's
+    squares for blanks (white squares under white tiles, a design it never saw): only the
+    ``MAX_BLANKS`` surest stay blanks, the others are empty squares."""
+    best = probabilities.argmax(axis=1)
+    blanks = np.flatnonzero(best == INDEX[BLANK])
+    lettered = int((~np.isin(best, _NOT_LETTERS)).sum())
+    if len(blanks) <= max(MAX_BLANKS, MAX_BLANK_SHARE * lettered):
+        return probabilities
+    surest_first = blanks[np.argsort(-probabilities[blanks, INDEX[BLANK]], kind="stable")]
+    return _moved(probabilities, surest_first[MAX_BLANKS:].tolist(), BLANK, EMPTY)
 
 
 def _unsure_blanks_emptied(probabilities: NDArray[np.float32], blanks: NDArray[np.intp]) -> NDArray[np.float32]:
