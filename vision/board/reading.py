@@ -20,6 +20,7 @@ from rules_core.cgp import Position
 
 from .cells import board_crops
 from .classify import CellClassifier, default_classifier, readings
+from .covered import lone_covers_read_again
 from .find import BoardFind, find_board
 from .geometry import SIZE, FloatArray, image_corners, rotate_board_frame
 from .labels import CLASSES, tile_of
@@ -106,6 +107,7 @@ def from_probabilities(
     find: BoardFind, probabilities: NDArray[np.float32], turn: int, guess: TurnGuess | None = None
 ) -> BoardReading:
     assert find.image_from_board is not None
+    probabilities = lone_covers_read_again(probabilities)
     cells = readings(probabilities)
     labels = tuple(tuple(cells[r * SIZE + c].label for c in range(SIZE)) for r in range(SIZE))
     confidence = np.array([cell.confidence for cell in cells], np.float32).reshape(SIZE, SIZE)
