@@ -21,7 +21,7 @@ from onnx import numpy_helper
 from torch import nn
 
 from .export import export
-from .net import CellNet
+from .net import BASE_CHANNELS, CellNet
 from .train import SEED, evaluate, load, split_crops, train_epoch
 
 HERE = Path(__file__).resolve().parent
@@ -32,7 +32,7 @@ def from_onnx(path: Path) -> CellNet:
     graph = onnx.load(str(path)).graph
     weights = {init.name: torch.from_numpy(numpy_helper.to_array(init).copy()) for init in graph.initializer}
     convs = [node for node in graph.node if node.op_type == "Conv"]
-    model = CellNet(width=weights["head.weight"].shape[1] / 64)
+    model = CellNet(width=weights["head.weight"].shape[1] / BASE_CHANNELS[-1])
     layers = list(model.features)
     pairs = [(m, layers[i + 1]) for i, m in enumerate(layers) if isinstance(m, nn.Conv2d)]
     if len(pairs) != len(convs):

@@ -18,12 +18,15 @@ def _block(cin: int, cout: int, stride: int = 1) -> list[nn.Module]:
     return [nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
 
 
+BASE_CHANNELS = (16, 32, 48, 64)  # per block at width 1
+
+
 class CellNet(nn.Module):
     """``width`` scales every layer's channels (1: 16-32-48-64; 1.5: 24-48-72-96)."""
 
     def __init__(self, classes: int = len(CLASSES), width: float = 1.0) -> None:
         super().__init__()
-        c1, c2, c3, c4 = (round(base * width) for base in (16, 32, 48, 64))
+        c1, c2, c3, c4 = (round(base * width) for base in BASE_CHANNELS)
         self.features = nn.Sequential(
             *_block(3, c1, 2),  # N x c1 x 20 x 20
             *_block(c1, c2),  # N x c2 x 20 x 20

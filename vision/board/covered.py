@@ -25,6 +25,7 @@ from .geometry import SIZE
 from .labels import COVERED, INDEX
 
 _COVERED: Final = INDEX[COVERED]
+_INSIDE: Final = np.pad(np.ones((SIZE - 2, SIZE - 2), bool), 1)  # the cells off the board's edge
 
 
 def lone_covers_read_again(probabilities: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -33,9 +34,7 @@ def lone_covers_read_again(probabilities: NDArray[np.float32]) -> NDArray[np.flo
     covered = (probabilities.argmax(axis=1) == _COVERED).reshape(SIZE, SIZE)
     padded = np.pad(covered, 1).astype(np.int8)
     neighbours = sum(padded[1 + dr : 1 + dr + SIZE, 1 + dc : 1 + dc + SIZE] for dr in (-1, 0, 1) for dc in (-1, 0, 1)) - covered
-    inside = np.zeros((SIZE, SIZE), bool)
-    inside[1:-1, 1:-1] = True
-    lone = np.flatnonzero(covered & (neighbours == 0) & inside)
+    lone = np.flatnonzero(covered & (neighbours == 0) & _INSIDE)
     if len(lone) == 0:
         return probabilities
     out = probabilities.copy()
