@@ -22,10 +22,14 @@ from vision.board.render_designs import (
     BENCH_TRAIN_FAMILIES,
     DESIGNS,
     FONT_FAMILIES,
+    KEPT_OUT_DISTANCE,
+    KEPT_OUT_PLAIN,
+    RANDOM_DESIGN,
     TILE_FACES,
     design_board_style,
     families,
     family_of,
+    random_palette,
 )
 
 
@@ -107,6 +111,28 @@ def test_font_families_are_split_whole() -> None:
     assert family_of("/x/Arimo-Bold.ttf") == "Liberation Sans"  # Liberation's design under another name: kept out too
     assert set(families("heldout")).isdisjoint(families("train"))
     assert set(BENCH_TRAIN_FAMILIES) <= set(families("train"))
+
+
+def _lab(bgr: tuple[int, int, int]) -> np.ndarray:
+    return cv2.cvtColor(np.array([[bgr]], np.float32) / 255.0, cv2.COLOR_BGR2Lab)[0, 0]
+
+
+def test_random_boards_for_training_never_look_like_the_designs_kept_out() -> None:
+    """Boards of any colours to train on; the kept-out designs' squares (blue, wood and four more)
+    stay unseen, and no random board has wood grain."""
+    rng = np.random.default_rng(3)
+    palettes = [random_palette(rng) for _ in range(300)]
+    kept_out = np.array([_lab(c) for c in KEPT_OUT_PLAIN])
+    drawn = np.array([_lab(tuple(p[0])) for p in palettes])  # type: ignore[arg-type]
+    assert np.linalg.norm(drawn[:, None] - kept_out[None], axis=2).min() >= KEPT_OUT_DISTANCE
+    boards = [design_board_style(rng, RANDOM_DESIGN) for _ in range(300)]
+    plain = np.array([_lab(b.green) for b in boards])
+    assert np.linalg.norm(plain[:, None] - kept_out[None], axis=2).min() > KEPT_OUT_DISTANCE / 2  # jittered after the draw
+    assert not any(b.wood for b in boards)
+    assert plain[:, 0].min() < 25 and plain[:, 0].max() > 80  # dark boards and light ones
+    hues = np.degrees(np.arctan2(plain[:, 2], plain[:, 1]))[np.hypot(plain[:, 1], plain[:, 2]) > 15]
+    assert np.histogram(hues, bins=12, range=(-180, 180))[0].min() > 0  # every hue
+    assert all(b.triple_word != b.green for b in boards)
 
 
 def _tiles_frame(cells: R.Labels, font: str, face: tuple[int, int, int], design: str = "green") -> R.Render:

@@ -4,7 +4,7 @@ Starts from the weights inside ``board_cells.onnx`` (its export folded each batc
 into the convolution before it: the convolutions take those weights and their batch
 norms start as the identity and keep their statistics frozen), then trains with
 ``train.augment`` on crops from ``make_data`` (real photo crops, from the training
-games only, drawn four times as often as render crops). Fixed seeds, one thread.
+games only, drawn ``--real-weight`` (4) times as often as render crops). Fixed seeds, one thread unless ``--threads``.
 Writes the model (``--out``, default the committed one) and ``labels.json``.
 """
 
@@ -66,14 +66,18 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--out", default=str(HERE / "board_cells.onnx"))
+    parser.add_argument("--real-weight", type=float, default=4.0, help="how much more often a real photo crop is drawn")
+    parser.add_argument("--threads", type=int, default=1, help="two may sum in another order than one: a rerun can differ in the last bits")
     args = parser.parse_args()
-    torch.set_num_threads(1)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)  # before hours of training, not after
+    torch.set_num_threads(args.threads)
     torch.manual_seed(SEED)
     rng = np.random.default_rng(SEED)
     gen = torch.Generator().manual_seed(SEED)
     model = from_onnx(Path(args.start))
     x, y, source = load(args.data)
-    train, val, weights = split_crops(source, rng, 4.0)
+    train, val, weights = split_crops(source, rng, args.real_weight)
     xt = torch.from_numpy(x).permute(0, 3, 1, 2)
     yt = torch.from_numpy(y)
     print(f"{len(train)} train crops ({int((source[train] == 1).sum())} real), {len(val)} validation; "
@@ -89,7 +93,7 @@ def main() -> None:
         loss = train_epoch(model, optimiser, schedule, xt, yt, picks, args.batch, gen)
         accuracy = evaluate(model, xt[val], yt[val])
         print(f"epoch {epoch + 1}: loss {loss:.4f} val acc {accuracy:.4f} {time.time() - start:.0f}s", flush=True)
-    export(model, Path(args.out))
+    export(model, out)
     print("exported", args.out, flush=True)
 
 

@@ -4,7 +4,9 @@ Spanish clubs play on whatever boards they own. ``DESIGNS`` names the board desi
 drawn here: ``green`` (the tournament board the reader was first made for), ``beige``
 (the classic board: cream squares, red / pink / light-blue / dark-blue premiums,
 printed premium labels), ``blue`` (dark blue, light lines), ``black`` (grey lines) and
-``wood`` (wood grain, dark lines). ``design_board_style(rng, design, split)`` draws one
+``wood`` (wood grain, dark lines). ``RANDOM_DESIGN`` is a board of any colours, for training
+only (``random_palette``), whose squares keep away from the designs kept out
+(``KEPT_OUT_PLAIN``). ``design_board_style(rng, design, split)`` draws one
 ``BoardStyle`` of a design: premium labels (``TRIPLE PALABRA``, ``TP``, ``3P`` or none),
 margin coordinates or not, colours jittered; the ``heldout`` split draws from other
 colour ranges than the training splits.
@@ -30,12 +32,14 @@ from __future__ import annotations
 
 from typing import Final
 
+import cv2
 import numpy as np
 
 from .render_scene import BoardStyle, TileStyle
 
 DESIGNS: Final = ("green", "beige", "blue", "black", "wood")
 TRAIN_DESIGNS: Final = ("green", "beige", "black")  # a retrained classifier may see these; blue and wood kept out
+RANDOM_DESIGN: Final = "random"  # for training only: any colours (``random_palette``), never reported on
 LABEL_KINDS: Final = ("", "long", "short", "digits")
 
 FONT_FAMILIES: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
@@ -150,9 +154,56 @@ _HELDOUT_SHIFT: Final = {  # the held-out split's colours differ from the traini
 }
 
 
+def _hsv(hue: float, saturation: float, value: float) -> np.ndarray:
+    """One BGR colour (float32, 0..255) from hue in degrees, saturation and value in 0..1."""
+    pixel = np.array([[[hue / 2, saturation * 255, value * 255]]], np.float32).clip(0, [[[179, 255, 255]]])
+    return cv2.cvtColor(pixel.astype(np.uint8), cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
+
+
+# plain squares of the designs kept out of training (``blue``, ``wood``) and of four more that the
+# development scripts draw (red, white, grey, teal): a random palette keeps away from them (CIE
+# Lab distance), so that they stay designs the classifier has never seen
+KEPT_OUT_PLAIN: Final = ((110, 55, 20), (132, 63, 20), (70, 125, 175), (63, 119, 184), (40, 30, 130), (232, 232, 230), (120, 120, 118), (120, 120, 20))
+KEPT_OUT_DISTANCE: Final = 30.0
+
+
+def _lab(bgr: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(np.asarray(bgr, np.float32).reshape(1, -1, 3) / 255.0, cv2.COLOR_BGR2Lab)[0]
+
+
+def random_palette(rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    """Colours of a board design no club need own (BGR float32, ``_PALETTES``' order): plain
+    squares of any hue and lightness (a fifth of them grey, from black to white) but not near
+    ``KEPT_OUT_PLAIN``, lines darker or lighter than them, premium squares in the usual reds and
+    blues turned by up to 30 degrees of hue (a quarter of the boards: any four hues), the margin
+    near the squares' colour or not."""
+    kept_out = _lab(np.array(KEPT_OUT_PLAIN, np.float32))
+    while True:
+        grey = rng.random() < 0.2
+        hue = float(rng.uniform(0, 360))
+        plain_value = float(rng.uniform(0.1, 0.95))
+        plain = _hsv(hue, float(rng.uniform(0, 0.08) if grey else rng.uniform(0.15, 0.9)), plain_value)
+        if np.linalg.norm(kept_out - _lab(plain), axis=1).min() >= KEPT_OUT_DISTANCE:
+            break
+    line_value = plain_value * rng.uniform(0.2, 0.6) if plain_value > 0.5 or rng.random() < 0.3 else min(1.0, plain_value + rng.uniform(0.3, 0.7))
+    line = _hsv(hue + float(rng.uniform(-30, 30)), float(rng.uniform(0, 0.5)), float(line_value))
+    if rng.random() < 0.25:
+        hues = rng.uniform(0, 360, 4)
+    else:
+        hues = np.array([0.0, 350.0, 215.0, 200.0]) + rng.uniform(-30, 30, 4)
+    saturations, values = (0.85, 0.45, 0.85, 0.45), (0.8, 0.95, 0.6, 0.9)
+    premiums = [_hsv(float(h), s * float(rng.uniform(0.7, 1.15)), v * float(rng.uniform(0.75, 1.05))) for h, s, v in zip(hues, saturations, values)]
+    margin = plain * rng.uniform(0.75, 1.1, 3) if rng.random() < 0.7 else _hsv(float(rng.uniform(0, 360)), float(rng.uniform(0, 0.8)), float(rng.uniform(0.1, 0.9)))
+    frame = _hsv(float(rng.uniform(0, 360)), float(rng.uniform(0, 0.8)), float(rng.uniform(0.05, 0.95)))
+    ink = np.full(3, 240.0 if rng.random() < 0.7 else 30.0, np.float32)
+    return (plain, line, *premiums, np.clip(margin, 0, 255), frame, ink)
+
+
 def design_board_style(rng: np.random.Generator, design: str, split: str = "train") -> BoardStyle:
-    """A board of ``design`` (one of ``DESIGNS``), its colours jittered, with or without premium
-    labels and margin coordinates."""
+    """A board of ``design`` (one of ``DESIGNS``, or ``RANDOM_DESIGN``), its colours jittered, with
+    or without premium labels and margin coordinates."""
+    if design == RANDOM_DESIGN:
+        return _board_style(rng, list(random_palette(rng)), wood=False, teeth_odds=0.3)  # no grain: wood is kept out
     if design not in _PALETTES:
         raise ValueError(f"diseño de tablero desconocido: {design!r}")
     palette = [np.array(c, np.float32) for c in _PALETTES[design]]
@@ -160,6 +211,11 @@ def design_board_style(rng: np.random.Generator, design: str, split: str = "trai
         shift = np.array(_HELDOUT_SHIFT[design], np.float32)
         palette[0] = np.clip(palette[0] * shift, 0, 255)
         palette[6] = np.clip(palette[6] * shift, 0, 255)
+    return _board_style(rng, palette, wood=design == "wood", teeth_odds=0.7 if design == "green" else 0.0)
+
+
+def _board_style(rng: np.random.Generator, palette: list[np.ndarray], wood: bool, teeth_odds: float) -> BoardStyle:
+    """A board of these colours (``_PALETTES``' order) with its labels, margin and frame drawn."""
     plain, line, tw, dw, tl, dl, margin, frame, ink = (tuple(int(x) for x in c) for c in palette)
     labels = str(rng.choice(LABEL_KINDS, p=(0.3, 0.3, 0.2, 0.2)))
     coordinates = bool(rng.random() < 0.5)
@@ -173,12 +229,12 @@ def design_board_style(rng: np.random.Generator, design: str, split: str = "trai
         frame=_jitter(rng, frame, 0.15),  # type: ignore[arg-type]
         margin=float(rng.uniform(0.7, 1.1) if coordinates else rng.uniform(0.15, 0.6)),
         frame_width=float(rng.uniform(0.2, 0.8)),
-        teeth=bool(design == "green" and rng.random() < 0.7),
+        teeth=bool(teeth_odds > 0 and rng.random() < teeth_odds),
         surround=_jitter(rng, margin, 0.1),  # type: ignore[arg-type]
         labels=labels,
         label_ink=ink,  # type: ignore[arg-type]
         coordinates=coordinates,
-        wood=design == "wood",
+        wood=wood,
         line_width=float(rng.uniform(0.03, 0.08)),
     )
 
