@@ -29,6 +29,7 @@ from vision.board.render_designs import (
     design_board_style,
     families,
     family_of,
+    lab_colours,
     random_palette,
 )
 
@@ -113,20 +114,16 @@ def test_font_families_are_split_whole() -> None:
     assert set(BENCH_TRAIN_FAMILIES) <= set(families("train"))
 
 
-def _lab(bgr: tuple[int, int, int]) -> np.ndarray:
-    return cv2.cvtColor(np.array([[bgr]], np.float32) / 255.0, cv2.COLOR_BGR2Lab)[0, 0]
-
-
 def test_random_boards_for_training_never_look_like_the_designs_kept_out() -> None:
     """Boards of any colours to train on; the kept-out designs' squares (blue, wood and four more)
     stay unseen, and no random board has wood grain."""
     rng = np.random.default_rng(3)
     palettes = [random_palette(rng) for _ in range(300)]
-    kept_out = np.array([_lab(c) for c in KEPT_OUT_PLAIN])
-    drawn = np.array([_lab(tuple(p[0])) for p in palettes])  # type: ignore[arg-type]
+    kept_out = lab_colours(KEPT_OUT_PLAIN)
+    drawn = lab_colours([p[0] for p in palettes])
     assert np.linalg.norm(drawn[:, None] - kept_out[None], axis=2).min() >= KEPT_OUT_DISTANCE
     boards = [design_board_style(rng, RANDOM_DESIGN) for _ in range(300)]
-    plain = np.array([_lab(b.green) for b in boards])
+    plain = lab_colours([b.green for b in boards])
     assert np.linalg.norm(plain[:, None] - kept_out[None], axis=2).min() > KEPT_OUT_DISTANCE / 2  # jittered after the draw
     assert not any(b.wood for b in boards)
     assert plain[:, 0].min() < 25 and plain[:, 0].max() > 80  # dark boards and light ones

@@ -160,15 +160,24 @@ def _hsv(hue: float, saturation: float, value: float) -> np.ndarray:
     return cv2.cvtColor(pixel.astype(np.uint8), cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
 
 
-# plain squares of the designs kept out of training (``blue``, ``wood``) and of four more that the
-# development scripts draw (red, white, grey, teal): a random palette keeps away from them (CIE
-# Lab distance), so that they stay designs the classifier has never seen
-KEPT_OUT_PLAIN: Final = ((110, 55, 20), (132, 63, 20), (70, 125, 175), (63, 119, 184), (40, 30, 130), (232, 232, 230), (120, 120, 118), (120, 120, 20))
+# plain squares of the designs kept out of training (``blue``, ``wood``, both splits) and of four
+# more that the development scripts draw (red, white, grey, teal): a random palette keeps away from
+# them (CIE Lab distance), so that they stay designs the classifier has never seen
+_SCRIPTS_DESIGNS_PLAIN: Final = ((40, 30, 130), (232, 232, 230), (120, 120, 118), (120, 120, 20))
+KEPT_OUT_PLAIN: Final = tuple(
+    tuple(int(round(x)) for x in np.clip(np.array(_PALETTES[design][0], np.float32) * shift, 0, 255))
+    for design in DESIGNS if design not in TRAIN_DESIGNS
+    for shift in ((1.0, 1.0, 1.0), _HELDOUT_SHIFT[design])
+) + _SCRIPTS_DESIGNS_PLAIN
 KEPT_OUT_DISTANCE: Final = 30.0
 
 
-def _lab(bgr: np.ndarray) -> np.ndarray:
+def lab_colours(bgr: object) -> np.ndarray:
+    """CIE Lab (L 0..100) of BGR colours (0..255, any sequence of triples): N x 3 float32."""
     return cv2.cvtColor(np.asarray(bgr, np.float32).reshape(1, -1, 3) / 255.0, cv2.COLOR_BGR2Lab)[0]
+
+
+_KEPT_OUT_LAB: Final = lab_colours(KEPT_OUT_PLAIN)
 
 
 def random_palette(rng: np.random.Generator) -> tuple[np.ndarray, ...]:
@@ -177,13 +186,12 @@ def random_palette(rng: np.random.Generator) -> tuple[np.ndarray, ...]:
     ``KEPT_OUT_PLAIN``, lines darker or lighter than them, premium squares in the usual reds and
     blues turned by up to 30 degrees of hue (a quarter of the boards: any four hues), the margin
     near the squares' colour or not."""
-    kept_out = _lab(np.array(KEPT_OUT_PLAIN, np.float32))
     while True:
         grey = rng.random() < 0.2
         hue = float(rng.uniform(0, 360))
         plain_value = float(rng.uniform(0.1, 0.95))
         plain = _hsv(hue, float(rng.uniform(0, 0.08) if grey else rng.uniform(0.15, 0.9)), plain_value)
-        if np.linalg.norm(kept_out - _lab(plain), axis=1).min() >= KEPT_OUT_DISTANCE:
+        if np.linalg.norm(_KEPT_OUT_LAB - lab_colours(plain), axis=1).min() >= KEPT_OUT_DISTANCE:
             break
     line_value = plain_value * rng.uniform(0.2, 0.6) if plain_value > 0.5 or rng.random() < 0.3 else min(1.0, plain_value + rng.uniform(0.3, 0.7))
     line = _hsv(hue + float(rng.uniform(-30, 30)), float(rng.uniform(0, 0.5)), float(line_value))
