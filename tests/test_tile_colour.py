@@ -106,3 +106,17 @@ def test_a_board_read_with_more_blanks_than_a_set_has_keeps_the_two_surest() -> 
     crops, probabilities = _board({k: CREAM for k in plain[:3]})
     out = blanks_of_tile_colour(crops, probabilities)
     assert [CLASSES[int(out[k].argmax())] for k in plain[:3]] == [BLANK] * 3
+
+
+def test_squares_read_surely_as_blanks_do_not_push_out_a_true_blank() -> None:
+    """Six brown squares read as blanks (0.9) beside a cream blank read less surely (0.6): too many
+    blanks for a set (C.10), but the brown ones do not show the tiles' colour. They become empty
+    squares and the cream blank stays a blank, rather than the two surest (brown) being kept."""
+    plain = [k for k in range(15, 210) if PREMIUMS[k // 15][k % 15].name == "NONE"]
+    brown, cream = plain[:6], plain[20]
+    crops, probabilities = _board({**{k: BROWN for k in brown}, cream: CREAM})
+    for k in brown:
+        probabilities[k, INDEX[BLANK]], probabilities[k, INDEX[EMPTY]] = 0.9, 0.1
+    out = blanks_of_tile_colour(crops, probabilities)
+    assert CLASSES[int(out[cream].argmax())] == BLANK
+    assert [CLASSES[int(out[k].argmax())] for k in brown] == [EMPTY] * 6

@@ -15,8 +15,9 @@ the classifier leans to empty; a blank missed can let a shorter play through, a 
 seen where there is none makes a play that does not fit, a doubt). Where the references
 are too few, the reading is left as is; but on a board where no cell reads as a lettered
 tile, a blank read unsurely is an empty square (a blank is laid with lettered tiles). First of
-all, a board read with many more blanks than a set has (C.10: two) keeps only the two surest:
-there the classifier takes the squares themselves for blanks (a white board under white tiles).
+all, a board read with many more blanks than a set has (C.10: two) has its blanks judged by their
+colour, and if still too many keeps only the two surest: there the classifier takes the squares
+themselves for blanks (a white board under white tiles).
 
 Colours are CIE Lab of the normalised crops (``cells``), every other pixel each way;
 lightness weighs a third, as the light changes it most. A tile's colour is its lighter
@@ -62,11 +63,23 @@ def blanks_of_tile_colour(crops: NDArray[np.uint8], probabilities: NDArray[np.fl
     """``probabilities`` (225 x classes) with the blank readings that do not show the tiles'
     colour moved to empty, and the empty readings that may be a blank (``BLANK_CHANCE``) and
     show it (``MIN_BLANK_SHARE``) moved to blank: a new array, or the same one when no cell
-    is either."""
-    probabilities = _blanks_beyond_the_set(probabilities)
+    is either. On a board read with more blanks than a set has (``_beyond_the_set``), the
+    blanks are judged by their colour before the surest are kept: a square the classifier
+    takes for a blank more surely than it takes a true blank must not push the true one out."""
+    if _beyond_the_set(probabilities):
+        probabilities = _blanks_beyond_the_set(_judged_by_colour(crops, probabilities, find_blanks=False))
+    return _judged_by_colour(crops, probabilities, find_blanks=True)
+
+
+def _judged_by_colour(
+    crops: NDArray[np.uint8], probabilities: NDArray[np.float32], find_blanks: bool
+) -> NDArray[np.float32]:
+    """The blank readings that do not show the tiles' colour moved to empty and, with
+    ``find_blanks``, the empty readings that show it moved to blank (``blanks_of_tile_colour``)."""
     best = probabilities.argmax(axis=1)
     blanks = np.flatnonzero(best == INDEX[BLANK])
-    maybe = np.flatnonzero((best == INDEX[EMPTY]) & (probabilities[:, INDEX[BLANK]] >= BLANK_CHANCE))
+    may_be_blank = (best == INDEX[EMPTY]) & (probabilities[:, INDEX[BLANK]] >= BLANK_CHANCE)
+    maybe = np.flatnonzero(may_be_blank & find_blanks)
     if len(blanks) == 0 and len(maybe) == 0:
         return probabilities
     lettered = ~np.isin(best, _NOT_LETTERS)
@@ -109,16 +122,21 @@ def blanks_of_tile_colour(crops: NDArray[np.uint8], probabilities: NDArray[np.fl
     return _moved(out, to_blank, EMPTY, BLANK)
 
 
-def _blanks_beyond_the_set(probabilities: NDArray[np.float32]) -> NDArray[np.float32]:
+def _beyond_the_set(probabilities: NDArray[np.float32]) -> bool:
     """A set has two blanks (C.10). More blank readings than ``MAX_BLANKS`` and than
     ``MAX_BLANK_SHARE`` of the lettered readings say that the classifier takes this board's
-    squares for blanks (white squares under white tiles, a design it never saw): only the
-    ``MAX_BLANKS`` surest stay blanks, the others are empty squares."""
+    squares for blanks (white squares under white tiles, a design it never saw)."""
     best = probabilities.argmax(axis=1)
-    blanks = np.flatnonzero(best == INDEX[BLANK])
     lettered = int((~np.isin(best, _NOT_LETTERS)).sum())
-    if len(blanks) <= max(MAX_BLANKS, MAX_BLANK_SHARE * lettered):
+    return int((best == INDEX[BLANK]).sum()) > max(MAX_BLANKS, MAX_BLANK_SHARE * lettered)
+
+
+def _blanks_beyond_the_set(probabilities: NDArray[np.float32]) -> NDArray[np.float32]:
+    """On a board read ``_beyond_the_set``, only the ``MAX_BLANKS`` surest blank readings stay
+    blanks, the others are empty squares."""
+    if not _beyond_the_set(probabilities):
         return probabilities
+    blanks = np.flatnonzero(probabilities.argmax(axis=1) == INDEX[BLANK])
     surest_first = blanks[np.argsort(-probabilities[blanks, INDEX[BLANK]], kind="stable")]
     return _moved(probabilities, surest_first[MAX_BLANKS:].tolist(), BLANK, EMPTY)
 
