@@ -140,16 +140,19 @@ def bench_renders(count: int, seed: int = 90210) -> dict[str, Any]:
     return {"renders": count, "found": found, "turn_right": turns_right, **tally.figures(), "confusion": tally.confusion.tolist()}
 
 
-def bench_designs(count: int, seed: int = 60606) -> dict[str, Any]:
+def bench_designs(count: int, seed: int = 60606, part: str | None = None) -> dict[str, Any]:
     """Renders of every board design (``render_designs.DESIGNS``, held-out colours and camera,
     no hand), each in a font of a family the classifier trained on (``BENCH_TRAIN_FAMILIES``,
     the first twelve) or of one kept out (``heldout``), alternately: figures per design and per
-    font family."""
+    font family. ``part`` (``calibration``, ``heldout``): every board in a family of that part
+    instead."""
     from vision.board.render_designs import BENCH_TRAIN_FAMILIES, DESIGNS, FONT_FAMILIES, SEEN_BY_COMMITTED, families
 
     classifier = default_classifier()
     rng = np.random.default_rng(seed)
     trained, kept_out = BENCH_TRAIN_FAMILIES, families("heldout")
+    if part is not None:
+        trained = kept_out = families(part)
     per_design = {d: {"renders": 0, "found": 0, "tally": Tally()} for d in DESIGNS}
     per_family: dict[str, Tally] = {}
     for i in range(count):
@@ -280,8 +283,15 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer renders and games")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    parser.add_argument("--designs-in", metavar="PART", choices=("calibration", "heldout"),
+                        help="only the per-design figures, every board in a font family of PART (with --seed, --count)")
+    parser.add_argument("--seed", type=int, default=60606, help="with --designs-in: the renders' seed")
+    parser.add_argument("--count", type=int, default=150, help="with --designs-in: how many boards")
     args = parser.parse_args()
     cv2.setNumThreads(1)
+    if args.designs_in:
+        print("\n".join(design_lines(bench_designs(args.count, args.seed, args.designs_in))))
+        return
     renders, frames, games = (20, 5, 1) if args.quick else (80, 12, 3)
     print("real photos of the held-out games...", flush=True)
     photos = bench_photos()
