@@ -70,7 +70,7 @@ from .geometry import (
     rotate_board_frame,
     upright_turn,
 )
-from .grid_lines import CANVAS_CELL, QUAD_SLACK, fit_grid_global, fit_grid_local
+from .grid_lines import CANVAS_CELL, QUAD_SLACK, SMOOTH_PX, fit_grid_global, fit_grid_local
 from .line_families import frame_segments, line_quad, quad_side
 from .outline import MIN_BOARD_FRACTION, board_mask, detail_mask, green_candidates, outline_quads, stretch_channels
 from .outline_colours import colour_masks
@@ -116,8 +116,20 @@ def not_found(reason: str, **details: float) -> BoardFind:
 
 
 def find_board(image: NDArray[np.uint8]) -> BoardFind:
-    """Find the grid in a BGR frame, with no prior knowledge of where it is."""
+    """Find the grid in a BGR frame, with no prior knowledge of where it is. A search that
+    finds nothing is made again with the grid's lines followed on smoothed canvases
+    (``grid_lines.SMOOTH_PX``): a dim, grainy frame (issue 20). A board found by the first
+    search is found as before."""
     _check_image(image)
+    sharp = _search(image, 0.0)
+    if sharp.found:
+        return sharp
+    smoothed = _search(image, SMOOTH_PX)
+    return smoothed if smoothed.found else sharp
+
+
+def _search(image: NDArray[np.uint8], smooth: float) -> BoardFind:
+    """``find_board``'s search, the lines followed on canvases blurred by ``smooth`` pixels."""
     small, scale = work_frame(image)
     stretched = stretch_channels(small)
     result = not_found("no se ve ninguna zona del tamaño de un tablero")
@@ -131,26 +143,26 @@ def find_board(image: NDArray[np.uint8]) -> BoardFind:
             if any(np.abs(quad - q).max() <= 2.0 for q in tried):
                 continue
             tried.append(quad)
-            attempt = _find_in_quad(image, quad / scale)
+            attempt = _find_in_quad(image, quad / scale, smooth=smooth)
             if attempt.found:
                 return attempt
             result = attempt
     # A second, wider look at the likeliest outlines (glare, a steep tilt, a crowded board: issue 20).
     for quad in tried[:WIDE_QUADS]:
-        attempt = _find_in_quad(image, quad / scale, wide=True)
+        attempt = _find_in_quad(image, quad / scale, wide=True, smooth=smooth)
         if attempt.found:
             return attempt
     # An outline that a shadow or dim light bent: the one the grid's own lines give (issue 20).
     for quad in _line_quads(small, tried):
         for wide in (False, True):
-            attempt = _find_in_quad(image, quad / scale, wide)
+            attempt = _find_in_quad(image, quad / scale, wide, smooth)
             if attempt.found:
                 return attempt
     # Uneven light can break the green outline; a board filling the frame is tried too.
     h, w = image.shape[:2]
     if abs(w - h) < 0.25 * max(w, h):
         frame = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float64)
-        whole = _find_in_quad(image, frame)
+        whole = _find_in_quad(image, frame, smooth=smooth)
         if whole.found:
             return whole
     return result
@@ -181,31 +193,32 @@ def work_frame(image: NDArray[np.uint8]) -> tuple[NDArray[np.uint8], float]:
     return np.asarray(cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8), scale
 
 
-def _find_in_quad(image: NDArray[np.uint8], quad: FloatArray, wide: bool = False) -> BoardFind:
+def _find_in_quad(image: NDArray[np.uint8], quad: FloatArray, wide: bool = False, smooth: float = 0.0) -> BoardFind:
     """Fit the grid near ``quad`` (image points, clockwise): the quad is warped to a square
     of 15 canvas cells with ``QUAD_SLACK`` of it spare on each side, since the green
     outline may be larger (margin) or smaller (a corner cut) than the grid. ``wide``: more
-    first guesses (``fit_grid_global``)."""
+    first guesses (``fit_grid_global``); ``smooth``: the lines followed on canvases blurred by
+    that many pixels."""
     inner = CANVAS_CELL * SIZE
     pad = QUAD_SLACK * inner
     side = int(round(inner + 2 * pad))
     target = np.array([[pad, pad], [pad + inner, pad], [pad + inner, pad + inner], [pad, pad + inner]], np.float32)
     image_from_canvas = cv2.getPerspectiveTransform(target, quad.astype(np.float32)).astype(np.float64)
     result = not_found("no se encuentran las líneas de la cuadrícula de 15x15")
-    for guess in fit_grid_global(image, image_from_canvas, side, wide):
-        result = _confirmed(image, refine_board(image, guess))
+    for guess in fit_grid_global(image, image_from_canvas, side, wide, smooth):
+        result = _confirmed(image, refine_board(image, guess, smooth=smooth), smooth)
         if result.found:
             return result
     return result
 
 
-def _confirmed(image: NDArray[np.uint8], first: BoardFind) -> BoardFind:
+def _confirmed(image: NDArray[np.uint8], first: BoardFind, smooth: float) -> BoardFind:
     """A grid found from a guess, refitted once more from itself: a real grid stays where it
     is (within ``MAX_SETTLE`` cells) and passes the checks again; a grid bent onto the
     wrong lines does not."""
     if not first.found or first.image_from_board is None:
         return first
-    again = refine_board(image, first.image_from_board)
+    again = refine_board(image, first.image_from_board, smooth=smooth)
     if not again.found or again.image_from_board is None:
         return again
     moved = np.abs(image_corners(again.image_from_board) - image_corners(first.image_from_board)).max()
@@ -220,21 +233,24 @@ def refine_board(
     *,
     passes: int = 2,
     checked: BoardFind | None = None,
+    smooth: float | None = None,
 ) -> BoardFind:
     """Refit the grid near a known homography and check the premium layout.
 
     ``checked``: a grid that passed every check on an earlier frame of this camera. While
     the refit grid stays within ``SAME_GRID_CELLS`` of it, the same squares lie under the
     same lines and the layout is not judged again (~3 ms of a tracking frame); the result's
-    ``details`` then say ``layout_kept``."""
+    ``details`` then say ``layout_kept``. ``smooth``: the lines followed on the canvas blurred by
+    that many pixels; None (tracking): as it is, and if they do not fit, blurred by ``SMOOTH_PX``."""
     _check_image(image)
-    current = np.asarray(image_from_board, np.float64)
-    fit = 0.0
-    for _ in range(passes):
-        fitted = fit_grid_local(image, current)
-        if fitted is None:
-            return not_found("las líneas de la cuadrícula no se siguen (tablero tapado o movido)")
-        current, fit = fitted
+    followed = _followed(image, image_from_board, passes, smooth or 0.0)
+    if smooth is None and (followed is None or followed[1] < MIN_LINE_FIT):
+        smoothed = _followed(image, image_from_board, passes, SMOOTH_PX)
+        if smoothed is not None and (followed is None or smoothed[1] > followed[1]):
+            followed = smoothed
+    if followed is None:
+        return not_found("las líneas de la cuadrícula no se siguen (tablero tapado o movido)")
+    current, fit = followed
     if fit < MIN_LINE_FIT:
         return not_found("las líneas de la cuadrícula no forman una cuadrícula regular", lines=fit)
     current = rotate_board_frame(current, upright_turn(current))
@@ -256,6 +272,20 @@ def refine_board(
     if details["margin"] < LAYOUT_MIN_MARGIN or details["offset_margin"] < LAYOUT_MIN_OFFSET_MARGIN:
         return not_found("la cuadrícula podría estar desplazada una casilla", **details)
     return BoardFind(True, "", current, score, cell_pitch(current), details)
+
+
+def _followed(
+    image: NDArray[np.uint8], image_from_board: FloatArray, passes: int, smooth: float
+) -> tuple[FloatArray, float] | None:
+    """The grid refitted ``passes`` times to its lines (``fit_grid_local``) and the fraction of
+    crossings it fits, or None where its lines are not seen."""
+    current, fit = np.asarray(image_from_board, np.float64), 0.0
+    for _ in range(passes):
+        fitted = fit_grid_local(image, current, smooth=smooth)
+        if fitted is None:
+            return None
+        current, fit = fitted
+    return current, fit
 
 
 def grid_shift(before: FloatArray, after: FloatArray) -> float:

@@ -37,6 +37,7 @@ WIDE_GUESSES: Final = 4  # the same in a wider look (``fit_grid_global(wide=True
 WIDE_COMBS: Final = 4
 EVEN_LIGHT_CELLS: Final = 2.0  # a wide look divides the canvas by its blur at this sigma (cells)
 BANDS: Final = 6  # pieces of each grid line followed separately
+SMOOTH_PX: Final = 1.2  # a search that finds nothing looks again on canvases blurred by this sigma (pixels; issue 20)
 CLEAR_LINES: Final = 4.0  # lines standing out this much (``_peakiness`` of both axes) are the grid's
 
 
@@ -141,6 +142,11 @@ def _warped(image: NDArray[np.uint8], canvas_from_image: FloatArray, side: int) 
     return np.asarray(cv2.warpPerspective(image, canvas_from_image, (side, side), flags=flags, borderMode=border), np.uint8)
 
 
+def _smoothed(canvas: NDArray[np.uint8], sigma: float) -> NDArray[np.uint8]:
+    """The canvas blurred by ``sigma`` pixels (0: itself)."""
+    return np.asarray(cv2.GaussianBlur(canvas, (0, 0), sigma), np.uint8) if sigma else canvas
+
+
 def _greys(warped: NDArray[np.uint8], even: float = 0.0) -> Iterator[NDArray[np.float32]]:
     """The brightnesses the grid lines are looked for in, made one by one as asked for: the
     per-pixel darkest channel first (tiles are the brightest things), then Lab's lightness
@@ -162,7 +168,7 @@ def _grey(channel: NDArray[np.uint8], even: float) -> NDArray[np.float32]:
 
 
 def fit_grid_global(image: NDArray[np.uint8], image_from_canvas: FloatArray, side: int,
-                    wide: bool = False) -> Iterator[FloatArray]:  # fmt: skip
+                    wide: bool = False, smooth: float = 0.0) -> Iterator[FloatArray]:  # fmt: skip
     """First grids from the outline, likeliest first (made one by one, as they are asked
     for): of the best ``COMBS`` combs on each axis, the ``GUESSES`` pairs whose premium layout
     matches best, then the outline itself taken as the grid; each with its lines
@@ -170,9 +176,10 @@ def fit_grid_global(image: NDArray[np.uint8], image_from_canvas: FloatArray, sid
     (``_best_shift``). The combs are looked for in the darkest channel; ``wide``: in every
     brightness of ``_greys`` until lines stand out clearly, ``WIDE_COMBS`` and ``WIDE_GUESSES``
     instead, on a canvas whose light is evened out (``EVEN_LIGHT_CELLS``: glare, a dim corner);
-    more work, for the outlines worth a second look."""
+    more work, for the outlines worth a second look. ``smooth``: every canvas blurred by that
+    many pixels (``fit_grid_local``)."""
     combs_kept, guesses = (WIDE_COMBS, WIDE_GUESSES) if wide else (COMBS, GUESSES)
-    warped = _warped(image, np.asarray(np.linalg.inv(image_from_canvas), np.float64), side)
+    warped = _smoothed(_warped(image, np.asarray(np.linalg.inv(image_from_canvas), np.float64), side), smooth)
     inner = side / (1 + 2 * QUAD_SLACK)
 
     def combed(responses: tuple[NDArray[np.float32], NDArray[np.float32]]) -> tuple[list[list[tuple[float, float]]], float]:
@@ -200,16 +207,16 @@ def fit_grid_global(image: NDArray[np.uint8], image_from_canvas: FloatArray, sid
         # the first guess may be far off at a corner: look wide, accept loosely, then look again;
         # in a wide look, the closer look is kept only when it fits its lines about as well (tiles
         # and glare can pull it off lines the first look had)
-        loose = fit_grid_local(image, guess, reach=0.45, tolerance=0.3)
+        loose = fit_grid_local(image, guess, reach=0.45, tolerance=0.3, smooth=smooth)
         if loose is None:
             continue
-        close = fit_grid_local(image, loose[0], reach=0.35, tolerance=0.2)
+        close = fit_grid_local(image, loose[0], reach=0.35, tolerance=0.2, smooth=smooth)
         if close is None:
             continue
-        yield _best_shift(image, loose[0] if wide and close[1] < loose[1] - 0.1 else close[0])
+        yield _best_shift(image, loose[0] if wide and close[1] < loose[1] - 0.1 else close[0], smooth)
 
 
-def _best_shift(image: NDArray[np.uint8], image_from_board: FloatArray) -> FloatArray:
+def _best_shift(image: NDArray[np.uint8], image_from_board: FloatArray, smooth: float = 0.0) -> FloatArray:
     """The grid moved by up to ``premium_layout.OFFSET_RING`` cells along each axis so that the premium
     layout matches best (a comb may take lines outside the board), refitted."""
     _, scores = layout_and_offsets(image, image_from_board)
@@ -217,25 +224,31 @@ def _best_shift(image: NDArray[np.uint8], image_from_board: FloatArray) -> Float
     if scores[du, dv] <= scores[0, 0] + 0.05:
         return image_from_board
     moved = image_from_board @ np.array([[1.0, 0.0, du], [0.0, 1.0, dv], [0.0, 0.0, 1.0]])
-    fitted = fit_grid_local(image, moved)
+    fitted = fit_grid_local(image, moved, smooth=smooth)
     return moved if fitted is None else fitted[0]
 
 
 def fit_grid_local(
-    image: NDArray[np.uint8], image_from_board: FloatArray, reach: float = 0.3, tolerance: float = 0.125
+    image: NDArray[np.uint8],
+    image_from_board: FloatArray,
+    reach: float = 0.3,
+    tolerance: float = 0.125,
+    smooth: float = 0.0,
 ) -> tuple[FloatArray, float] | None:
     """Follow each of the 16+16 lines near where ``image_from_board`` puts them; refit.
 
     Returns the new homography and the fraction of the line crossings it fits within
     ``tolerance`` cells, or None when too few lines are seen. Lines are looked for
-    within ``reach`` cells of where they are expected."""
+    within ``reach`` cells of where they are expected, on the canvas blurred by ``smooth``
+    pixels (0: as it is; ``SMOOTH_PX``: in a dim frame the camera's grain moves each faint
+    line's peak more than the line's own contrast does, issue 20)."""
     cell = float(CANVAS_CELL)
     canvas_from_board = board_to_canvas(cell, CANVAS_MARGIN)
     side = int(round((SIZE + 2 * CANVAS_MARGIN) * cell))
     canvas_from_image = canvas_from_board @ np.linalg.inv(image_from_board)
     origin = CANVAS_MARGIN * cell
     expected = origin + cell * np.arange(SIZE + 1.0)
-    warped = _warped(image, canvas_from_image, side)
+    warped = _smoothed(_warped(image, canvas_from_image, side), smooth)
 
     def evidence(vh: tuple[NDArray[np.float32], NDArray[np.float32]]) -> float:
         return _peakiness(vh[0].mean(axis=0).astype(np.float64), expected) + _peakiness(vh[1].mean(axis=1).astype(np.float64), expected)
