@@ -266,9 +266,9 @@ def test_light_blue_lines_on_a_cream_board_are_followed_in_their_colour() -> Non
 def _calibration_render(seed: int, index: int) -> R.Render:
     """The ``index``-th board of a draw in the calibration families (never trained on), a tenth
     of the tiles non-Spanish, every design in turn."""
-    rng = np.random.default_rng(seed)
+    rng, pool = np.random.default_rng(seed), families("calibration")
     for i in range(index + 1):
-        family = str(families("calibration")[int(rng.integers(len(families("calibration"))))])
+        family = str(pool[int(rng.integers(len(pool)))])
         cells = R.random_cells(rng, foreign=0.1)
         scene = R.random_scene(rng, cells, split="heldout", hands=0, design=DESIGNS[i % len(DESIGNS)], family=family)
     return R.render(scene)
