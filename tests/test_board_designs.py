@@ -289,3 +289,25 @@ def test_the_faint_lines_of_a_dim_grainy_black_board_are_followed_on_a_smoothed_
     assert refine_board(frame.image, frame.image_from_board).found
     monkeypatch.setattr(find, "SMOOTH_PX", 0.0)  # the second try as the first: never smoothed
     assert not refine_board(frame.image, frame.image_from_board).found  # (a search without it: ~20 s, in vain)
+
+
+def test_a_grid_whose_lines_fit_loosely_gives_way_to_one_that_fits_them_closely(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A board of random colours (scratch draw, seed 778, 6th board: dark red squares with a
+    light inner edge, pale tiles, a steep view). The first outline gives a grid that passes
+    every check, but whose rows drift by up to a cell from the board's (0.89 of the crossings
+    fit): each tile would be read in the next square. The next outline gives the true grid, every
+    crossing fitting, and it is the one taken."""
+    rng, pool = np.random.default_rng(778), families("calibration")
+    for _ in range(6):
+        family = str(pool[int(rng.integers(len(pool)))])
+        scene = R.random_scene(rng, split="heldout", hands=0, design=RANDOM_DESIGN, family=family)
+    frame = R.render(scene)
+    pitch = float(np.hypot(*(image_corners(frame.image_from_board)[1] - image_corners(frame.image_from_board)[0]))) / 15
+    found = find_board(frame.image)
+    assert found.found, found.reason
+    assert found.details["lines"] >= find.CLOSE_LINE_FIT
+    assert _corner_error(found.corners, frame) < 0.15 * pitch
+    monkeypatch.setattr(find, "MORE_OUTLINES", 0)  # the first grid found, as before
+    first = find_board(frame.image)
+    assert first.found and first.details["lines"] < find.CLOSE_LINE_FIT
+    assert _corner_error(first.corners, frame) > 0.5 * pitch

@@ -40,7 +40,10 @@ whatever the colours: each square compared with the plain squares around it, so 
 shadow or glare across the board does not matter; ``premium_layout``) must match overall
 and in each quarter, better than the grid shifted one cell and than the grid moved up
 to two cells on the real colours there; a grid found from an outline must also stay put
-when refitted from itself.
+when refitted from itself. A grid that passes them all but fits fewer than ``CLOSE_LINE_FIT``
+of the crossings is kept while up to ``MORE_OUTLINES`` more outlines are tried: the first
+grid fitting them closely is taken, or else the one fitting the most (a board whose squares
+have an inner edge can hold a grid whose rows drift from the board's; issue 20).
 ``refine_board`` re-runs (2)-(3) from a known homography (a camera kept on the
 same board: cheaper and steadier); the premium layout is judged again only when the grid
 has moved from the one last judged (``checked``).
@@ -85,6 +88,8 @@ LAYOUT_MIN_MARGIN: Final = 0.2  # best layout match ahead of the grid shifted by
 LAYOUT_MIN_OFFSET_MARGIN: Final = 0.08  # ahead of the grid moved up to OFFSET_RING cells, on real colours
 LAYOUT_MIN_QUADRANT: Final = 0.6  # in each quarter of the board, premium squares not plain
 MIN_LINE_FIT: Final = 0.7  # line crossings within an eighth of a cell of the fitted grid
+CLOSE_LINE_FIT: Final = 0.95  # a grid found fitting fewer is kept while up to ...
+MORE_OUTLINES: Final = 4  # ... this many more outlines are tried; the grid fitting most crossings is taken
 WIDE_QUADS: Final = 12  # outlines looked at again more widely when none gave a grid
 SAME_LINE_QUAD_CELLS: Final = 0.5  # line quads whose corners are all this close (cells) are one
 
@@ -132,21 +137,15 @@ def _search(image: NDArray[np.uint8], smooth: float) -> BoardFind:
     """``find_board``'s search, the lines followed on canvases blurred by ``smooth`` pixels."""
     small, scale = work_frame(image)
     stretched = stretch_channels(small)
-    result = not_found("no se ve ninguna zona del tamaño de un tablero")
     greens = green_candidates(stretched)
     tried: list[FloatArray] = []
     greens_masks = (board_mask(stretched, green, strict=strict) for green in greens for strict in (False, True))
     other_masks = (m for _ in (0,) for m in colour_masks(stretched, tuple(greens)))  # only if green fails
     busy_mask = (detail_mask(small) for _ in (0,))  # only if no colour gives the outline
-    for mask in itertools.chain(greens_masks, other_masks, busy_mask):  # green (the tournament board), any colour, edges
-        for quad in outline_quads(mask):
-            if any(np.abs(quad - q).max() <= 2.0 for q in tried):
-                continue
-            tried.append(quad)
-            attempt = _find_in_quad(image, quad / scale, smooth=smooth)
-            if attempt.found:
-                return attempt
-            result = attempt
+    masks = itertools.chain(greens_masks, other_masks, busy_mask)  # green (the tournament board), any colour, edges
+    result = _outline_search(image, masks, scale, smooth, tried)
+    if result.found:
+        return result
     # A second, wider look at the likeliest outlines (glare, a steep tilt, a crowded board: issue 20).
     for quad in tried[:WIDE_QUADS]:
         attempt = _find_in_quad(image, quad / scale, wide=True, smooth=smooth)
@@ -166,6 +165,41 @@ def _search(image: NDArray[np.uint8], smooth: float) -> BoardFind:
         if whole.found:
             return whole
     return result
+
+
+def _outline_search(
+    image: NDArray[np.uint8], masks: Iterator[NDArray[np.uint8]], scale: float, smooth: float, tried: list[FloatArray]
+) -> BoardFind:
+    """The grid found from the masks' outlines (work-frame points, each new one appended to
+    ``tried``), or the last failure. A grid whose lines fit loosely (under ``CLOSE_LINE_FIT``) is
+    kept while up to ``MORE_OUTLINES`` more outlines are tried (``_closer_fit``)."""
+    result = not_found("no se ve ninguna zona del tamaño de un tablero")
+    loose: BoardFind | None = None
+    after_loose = 0
+    for mask in masks:
+        for quad in outline_quads(mask):
+            if any(np.abs(quad - q).max() <= 2.0 for q in tried):
+                continue
+            tried.append(quad)
+            attempt = _find_in_quad(image, quad / scale, smooth=smooth)
+            after_loose += loose is not None
+            if attempt.found:
+                loose = _closer_fit(loose, attempt)
+                if loose.details.get("lines", 1.0) >= CLOSE_LINE_FIT:
+                    return loose
+            elif loose is None:
+                result = attempt
+            if loose is not None and after_loose >= MORE_OUTLINES:
+                return loose
+    return loose if loose is not None else result
+
+
+def _closer_fit(kept: BoardFind | None, found: BoardFind) -> BoardFind:
+    """Of a grid kept and one just found (both passed every check), the one whose lines fit
+    more crossings; the kept one on a tie."""
+    if kept is None or found.details.get("lines", 0.0) > kept.details.get("lines", 0.0):
+        return found
+    return kept
 
 
 def _line_quads(small: NDArray[np.uint8], outlines: list[FloatArray]) -> Iterator[FloatArray]:
