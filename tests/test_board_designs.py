@@ -42,6 +42,12 @@ def _design_frame(design: str, seed: int, rotation: float, fill: float = 0.25) -
     return R.render(replace(scene, camera=camera, lighting=replace(R.Lighting(), noise=2.0, jpeg=85)))
 
 
+def _pitch(frame: R.Render) -> float:
+    """The render's cell size in pixels along row A: the unit of these tests' tolerances."""
+    corners = image_corners(frame.image_from_board)
+    return float(np.hypot(*(corners[1] - corners[0]))) / 15
+
+
 def _corner_error(found: np.ndarray | None, frame: R.Render) -> float:
     assert found is not None
     truth = image_corners(frame.image_from_board)
@@ -70,8 +76,7 @@ def _wooden_board_of_lit_and_shaded_squares() -> R.Render:
 def test_a_board_of_several_colours_is_found_by_its_busy_edges() -> None:
     frame = _wooden_board_of_lit_and_shaded_squares()
     small, scale = work_frame(frame.image)
-    truth = image_corners(frame.image_from_board)
-    pitch = float(np.hypot(*(truth[1] - truth[0]))) / 15
+    pitch = _pitch(frame)
     outlines = [quad / scale for quad in outline_quads(detail_mask(small))]
     assert min(_corner_error(quad, frame) for quad in outlines) < 1.5 * pitch  # the edges give the outline
     found = find_board(frame.image)
@@ -244,7 +249,7 @@ def test_the_grid_lines_give_the_outline_a_shadow_ate() -> None:
     assert grid.min() > -0.05 and grid.max() < 1.05  # and the outline spans the grid
     found = find_board(frame.image)
     assert found.found, found.reason
-    pitch = float(np.hypot(*(image_corners(frame.image_from_board)[1] - image_corners(frame.image_from_board)[0]))) / 15
+    pitch = _pitch(frame)
     assert _corner_error(found.corners, frame) < 0.15 * pitch
 
 
@@ -259,7 +264,7 @@ def test_light_blue_lines_on_a_cream_board_are_followed_in_their_colour() -> Non
     assert fitted.details["lines"] > 0.9
     found = find_board(frame.image)
     assert found.found, found.reason
-    pitch = float(np.hypot(*(image_corners(frame.image_from_board)[1] - image_corners(frame.image_from_board)[0]))) / 15
+    pitch = _pitch(frame)
     assert _corner_error(found.corners, frame) < 0.15 * pitch
 
 
@@ -282,14 +287,13 @@ def test_the_faint_lines_of_a_dim_grainy_black_board_are_followed_on_a_smoothed_
     and a refit from the true grid (the tracker's) fits it too, but not without the blur."""
     frame = _calibration_render(4242, 98)
     assert DESIGNS[98 % len(DESIGNS)] == "black"
-    pitch = float(np.hypot(*(image_corners(frame.image_from_board)[1] - image_corners(frame.image_from_board)[0]))) / 15
+    pitch = _pitch(frame)
     found = find_board(frame.image)
     assert found.found, found.reason
     assert _corner_error(found.corners, frame) < 0.15 * pitch
     assert refine_board(frame.image, frame.image_from_board).found
     monkeypatch.setattr(find, "SMOOTH_PX", 0.0)  # the second try as the first: never smoothed
     assert not refine_board(frame.image, frame.image_from_board).found  # (a search without it: ~20 s, in vain)
-
 
 
 def test_a_grid_whose_lines_fit_loosely_gives_way_to_one_that_fits_them_closely(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -336,7 +340,7 @@ def test_a_board_whose_squares_have_an_inner_edge_is_found_where_it_lies() -> No
         family = str(pool[int(rng.integers(len(pool)))])
         scene = R.random_scene(rng, split="heldout", hands=0, design=RANDOM_DESIGN, family=family)
     frame = R.render(scene)
-    pitch = float(np.hypot(*(image_corners(frame.image_from_board)[1] - image_corners(frame.image_from_board)[0]))) / 15
+    pitch = _pitch(frame)
     found = find_board(frame.image)
     assert found.found, found.reason
     assert found.details["lines"] >= find.CLOSE_LINE_FIT
