@@ -13,10 +13,12 @@ from vision.board.classify import (
     MAX_ASKED,
     OPINION_BELOW,
     OPINION_PATHS,
+    TILE_ODDS,
     CellClassifier,
     lean_to_foreign,
+    readings,
 )
-from vision.board.labels import CLASSES, FOREIGN, SPANISH
+from vision.board.labels import CLASSES, EMPTY, FOREIGN, SPANISH
 
 F, O, B = CLASSES.index(FOREIGN), CLASSES.index("O"), CLASSES.index("B")
 
@@ -35,6 +37,18 @@ def test_an_unsure_vowel_leans_to_the_non_spanish_letter_and_a_sure_one_does_not
     assert washed_out.max() < LEAN_BELOW <= sure.max()
     assert leaned[0].argmax() == F and leaned[1].argmax() == O
     assert np.allclose(leaned.sum(axis=1), 1.0) and np.array_equal(leaned[1], sure)
+
+
+def test_a_tile_whose_letter_is_spread_over_many_is_a_doubtful_tile_not_an_empty_square() -> None:
+    # a tile in an unseen font: empty is the likeliest single class, but a tile is far likelier
+    spread = _row(**{".": 0.2, "C": 0.18, "G": 0.16, "O": 0.16, "Q": 0.15, "star": 0.15})
+    # a square with a printed label: as likely bare as a tile, so it stays empty
+    label = _row(**{".": 0.45, "C": 0.15, "L": 0.15, "T": 0.15, "#": 0.1})
+    tile_mass = 1 - spread[CLASSES.index(EMPTY)] - spread[CLASSES.index("#")]
+    assert spread.argmax() == CLASSES.index(EMPTY) and tile_mass >= TILE_ODDS
+    first, second = readings(np.stack([spread, label]))
+    assert first.label == "C" and first.confidence < 0.7  # below the tracker's doubt line
+    assert second.label == EMPTY and second.confidence == label.max()
 
 
 def test_an_unsure_letter_no_diacritic_makes_foreign_keeps_its_reading() -> None:

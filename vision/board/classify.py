@@ -8,7 +8,9 @@ averaged; a Spanish letter it is still unsure of gets the opinions of
 ``board_cells_second.onnx`` and ``board_cells_third.onnx`` (trained apart, on more fonts);
 a letter still unsure gets the reading of ``board_cells_fonts.onnx`` (trained on many board
 designs and font families, issue 20); and where a reading is still a very unsure A, O, U
-or C, a non-Spanish letter weighs more (see ``probabilities``).
+or C, a non-Spanish letter weighs more (see ``probabilities``). ``readings`` turns the
+probabilities into labels: the likeliest class, but a tile wherever the tile classes together
+are twice as likely as a bare square or a hand (``TILE_ODDS``).
 One thread: the reader runs beside other cameras and the web app.
 """
 
@@ -25,7 +27,7 @@ import onnxruntime as ort
 from numpy.typing import NDArray
 
 from .cells import CONTEXT_PX
-from .labels import CLASSES, COVERED, EMPTY, FOREIGN, SPANISH
+from .labels import CLASSES, COVERED, EMPTY, FOREIGN, SPANISH, TILE_CLASSES
 from .percentiles import row_percentiles
 
 MODEL_DIR: Final = Path(__file__).resolve().parents[2] / "models" / "board"
@@ -45,11 +47,13 @@ UNSURE: Final = 0.8  # a crop read with less confidence is read again, moved (se
 MAX_UNSURE: Final = 6  # at most 30 more crops: ~2.5 ms on one core
 OPINION_UNSURE: Final = 3  # an opinion model re-reads at most this many of the crops put to it
 SHIFT_PX: Final = 2
+TILE_ODDS: Final = 2 / 3  # a cell whose tile classes together reach this is a tile (see ``readings``)
 _BARE: Final = [CLASSES.index(EMPTY), CLASSES.index(COVERED)]
 _FOREIGN: Final = CLASSES.index(FOREIGN)
 _SPANISH: Final = np.array([name in SPANISH for name in CLASSES])
 _LOOKALIKE: Final = np.array([name in LOOKALIKES for name in CLASSES])
 _LETTER: Final = _SPANISH | (np.arange(len(CLASSES)) == _FOREIGN)
+_TILE: Final = np.array([name in TILE_CLASSES for name in CLASSES])
 
 
 class ModelError(RuntimeError):
@@ -58,7 +62,7 @@ class ModelError(RuntimeError):
 
 @dataclass(frozen=True)
 class CellReading:
-    """One cell: the most likely class, its probability, and the full distribution."""
+    """One cell: the class read (``readings``) and its probability."""
 
     label: str
     confidence: float
@@ -170,7 +174,7 @@ class CellClassifier:
         return softmax(np.asarray(logits, np.float32))
 
     def read(self, crops: NDArray[np.uint8]) -> list[CellReading]:
-        """The most likely class of each crop with its probability."""
+        """The class read in each crop (``readings``) with its probability."""
         return readings(self.probabilities(crops))
 
 
@@ -216,7 +220,16 @@ def softmax(logits: NDArray[np.float32]) -> NDArray[np.float32]:
 
 
 def readings(probabilities: NDArray[np.float32]) -> list[CellReading]:
+    """Each cell's most likely class and its probability; but a cell whose tile classes (letters,
+    blank, ``*``) together reach ``TILE_ODDS`` (twice as likely a tile as a bare square or a hand)
+    is a tile, read as its likeliest tile class at that class's own low probability. A tile of a
+    font the models never saw can have its letter spread over many letters, each below the empty
+    class: read empty, a play would lose a tile and might pass as a shorter one; read so, it is a
+    doubt the tracker asks the arbiter about (issue 20)."""
     best = probabilities.argmax(axis=1)
+    likeliest_tile = np.where(_TILE, probabilities, -1.0).argmax(axis=1)
+    a_tile = ~_TILE[best] & (probabilities[:, _TILE].sum(axis=1) >= TILE_ODDS)
+    best = np.where(a_tile, likeliest_tile, best)
     return [CellReading(CLASSES[int(i)], float(probabilities[k, i])) for k, i in enumerate(best)]
 
 
