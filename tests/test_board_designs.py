@@ -14,7 +14,7 @@ from vision.board import render as R
 from vision.board.cells import NOISY, board_crops, normalise_board, pixel_noise, smoothed_when_noisy, warp_board
 from vision.board.classify import default_classifier
 from vision.board.find import find_board, refine_board, work_frame
-from vision.board.geometry import apply_homography, image_corners
+from vision.board.geometry import apply_homography, cell_pitch, image_corners
 from vision.board.labels import BLANK, EMPTY, FOREIGN, is_tile
 from vision.board.line_families import frame_segments, line_quad
 from vision.board.outline import detail_mask, outline_quads
@@ -40,12 +40,6 @@ def _design_frame(design: str, seed: int, rotation: float, fill: float = 0.25) -
     scene = R.random_scene(rng, R.random_cells(rng, fill), split="heldout", hands=0, width=1280, height=720, design=design)
     camera = R.Camera(1280, 720, (640, 360), 520, rotation, 0.05, 60.0)
     return R.render(replace(scene, camera=camera, lighting=replace(R.Lighting(), noise=2.0, jpeg=85)))
-
-
-def _pitch(frame: R.Render) -> float:
-    """The render's cell size in pixels along row A: the unit of these tests' tolerances."""
-    corners = image_corners(frame.image_from_board)
-    return float(np.hypot(*(corners[1] - corners[0]))) / 15
 
 
 def _corner_error(found: np.ndarray | None, frame: R.Render) -> float:
@@ -76,7 +70,7 @@ def _wooden_board_of_lit_and_shaded_squares() -> R.Render:
 def test_a_board_of_several_colours_is_found_by_its_busy_edges() -> None:
     frame = _wooden_board_of_lit_and_shaded_squares()
     small, scale = work_frame(frame.image)
-    pitch = _pitch(frame)
+    pitch = cell_pitch(frame.image_from_board)
     outlines = [quad / scale for quad in outline_quads(detail_mask(small))]
     assert min(_corner_error(quad, frame) for quad in outlines) < 1.5 * pitch  # the edges give the outline
     found = find_board(frame.image)
@@ -249,7 +243,7 @@ def test_the_grid_lines_give_the_outline_a_shadow_ate() -> None:
     assert grid.min() > -0.05 and grid.max() < 1.05  # and the outline spans the grid
     found = find_board(frame.image)
     assert found.found, found.reason
-    pitch = _pitch(frame)
+    pitch = cell_pitch(frame.image_from_board)
     assert _corner_error(found.corners, frame) < 0.15 * pitch
 
 
@@ -264,7 +258,7 @@ def test_light_blue_lines_on_a_cream_board_are_followed_in_their_colour() -> Non
     assert fitted.details["lines"] > 0.9
     found = find_board(frame.image)
     assert found.found, found.reason
-    pitch = _pitch(frame)
+    pitch = cell_pitch(frame.image_from_board)
     assert _corner_error(found.corners, frame) < 0.15 * pitch
 
 
@@ -287,7 +281,7 @@ def test_the_faint_lines_of_a_dim_grainy_black_board_are_followed_on_a_smoothed_
     and a refit from the true grid (the tracker's) fits it too, but not without the blur."""
     frame = _calibration_render(4242, 98)
     assert DESIGNS[98 % len(DESIGNS)] == "black"
-    pitch = _pitch(frame)
+    pitch = cell_pitch(frame.image_from_board)
     found = find_board(frame.image)
     assert found.found, found.reason
     assert _corner_error(found.corners, frame) < 0.15 * pitch
@@ -340,7 +334,7 @@ def test_a_board_whose_squares_have_an_inner_edge_is_found_where_it_lies() -> No
         family = str(pool[int(rng.integers(len(pool)))])
         scene = R.random_scene(rng, split="heldout", hands=0, design=RANDOM_DESIGN, family=family)
     frame = R.render(scene)
-    pitch = _pitch(frame)
+    pitch = cell_pitch(frame.image_from_board)
     found = find_board(frame.image)
     assert found.found, found.reason
     assert found.details["lines"] >= find.CLOSE_LINE_FIT
