@@ -164,6 +164,17 @@ def test_views_of_a_line_keep_its_height_and_change_its_width() -> None:
     assert [v.shape for v in variants(prepared, 2)] == [views["narrow"].shape, views["wide"].shape]
 
 
+def test_a_prepared_line_keeps_more_paper_after_its_last_letter_than_before_its_first() -> None:
+    """A last letter that ends where the image ends was dropped by the recogniser (`11J ALI` read AL)."""
+    from vision.slips.lineimage import prepare_line
+
+    rng = np.random.default_rng(3)
+    prepared = prepare_line(hw.ink_on_paper(hw.render_line("11J ALI", hand(0), rng), rng))
+    inked = np.flatnonzero(prepared.max(axis=0) > 0.3)
+    before, after = int(inked[0]), prepared.shape[1] - 1 - int(inked[-1])
+    assert before >= 1 and after >= 2 * before
+
+
 def _slip_with_round(printed_page: np.ndarray, round_written: str) -> np.ndarray:
     rng = np.random.default_rng(11)
     fields = {**synthetic.play_fields("12F CASA"), "ronda": round_written, "mesa": "1"}

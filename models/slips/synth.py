@@ -24,7 +24,7 @@ from rules_core.alphabet import as_blank, split_letters, tiles_from_text, word_t
 from rules_core.notation import Play
 from vision.slips import absolute, layout, unipen
 from vision.slips import handwriting as hw
-from vision.slips.lineimage import prepare_line
+from vision.slips.lineimage import BOARD_END_MARGIN, prepare_line
 from vision.slips.tokens import encode
 
 from .allographs import ALL_CHARS, AllographWriter
@@ -292,4 +292,4 @@ def make_grid_sample(rng: np.random.Generator, words: Sequence[str], pool: Seque
     written = np.s_[max(0, y0 - margin) : y1 + margin, max(0, x0 - margin) : x1 + margin]
     frame[written] = scan_noise(frame[written], rng)
     text = word_text(tiles)
-    return Sample(prepare_line(absolute.cells_line(frame, squares)), encode(text), text)
+    return Sample(prepare_line(absolute.cells_line(frame, squares), BOARD_END_MARGIN), encode(text), text)

@@ -21,6 +21,9 @@ MAX_WIDTH: Final = 480
 MIN_WIDTH: Final = 32
 INK_FLOOR: Final = 45.0  # grey levels: contrast below this is paper, not a faint pen
 PHOTO_SIDE: Final = 400  # px: an image this large on both sides is a photo, not a field cut from a scan
+MARGIN: Final = 0.12  # of the ink's height, paper kept around it ...
+END_MARGIN: Final = 3.0  # ... and this many times more after the last letter (see ``prepare_ink``) ...
+BOARD_END_MARGIN: Final = 1.0  # ... but not after the letters of an absolute slip's board (see ``prepare_ink``)
 
 
 def ink_of(gray: np.ndarray) -> np.ndarray:
@@ -70,15 +73,21 @@ def ink_box(ink: np.ndarray, threshold: float = 0.3, min_pixels: int = 3) -> tup
     return x0, y0, x1, y1
 
 
-def prepare_ink(ink: np.ndarray) -> np.ndarray:
-    """An ink image (1 = ink) cropped, margined and scaled to (32, W) float32."""
+def prepare_ink(ink: np.ndarray, end_margin: float = END_MARGIN) -> np.ndarray:
+    """An ink image (1 = ink) cropped, margined and scaled to (32, W) float32.
+
+    The margin after the last letter is ``end_margin`` times the others. With ``END_MARGIN`` the
+    line recogniser drops fewer last letters that end where the image ends (a bare I, a faint O:
+    `11J ALI` read AL, `12H CASEO` read CASE); the board recognisers read the calibration boards
+    better with ``BOARD_END_MARGIN``, the margin they were trained with (issue 21, models/slips/MODEL_CARD.md)."""
     box = ink_box(ink, min_pixels=max(3, ink.shape[0] // 12))
     if box is not None:
         x0, y0, x1, y1 = box
         ink = ink[y0:y1, x0:x1]
     h, w = ink.shape
-    margin = max(2, int(0.12 * h))
-    ink = cv2.copyMakeBorder(ink, margin, margin, margin, margin, cv2.BORDER_CONSTANT, value=0)
+    margin = max(2, int(MARGIN * h))
+    end = int(round(end_margin * margin))
+    ink = cv2.copyMakeBorder(ink, margin, margin, margin, end, cv2.BORDER_CONSTANT, value=0)
     h, w = ink.shape
     inner = HEIGHT
     width = int(round(w * inner / max(h, 1)))
@@ -86,11 +95,11 @@ def prepare_ink(ink: np.ndarray) -> np.ndarray:
     return cv2.resize(ink, (width, inner), interpolation=cv2.INTER_AREA).astype(np.float32)
 
 
-def prepare_line(gray: np.ndarray) -> np.ndarray:
-    """A grey uint8 line image as the recogniser's (32, W) float32 input (see module doc)."""
+def prepare_line(gray: np.ndarray, end_margin: float = END_MARGIN) -> np.ndarray:
+    """A grey uint8 line image as the recogniser's (32, W) float32 input (see module doc and ``prepare_ink``)."""
     if gray.ndim == 3:
         gray = cv2.cvtColor(gray, cv2.COLOR_BGR2GRAY)
-    return prepare_ink(remove_rules(ink_of(gray)))
+    return prepare_ink(remove_rules(ink_of(gray)), end_margin)
 
 
 def _stretch(image: np.ndarray, factor: float) -> np.ndarray:

@@ -38,7 +38,7 @@ from .decoder import (
     score_choice,
     score_line,
 )
-from .lineimage import ink_of, prepare_line, variants
+from .lineimage import BOARD_END_MARGIN, END_MARGIN, ink_of, prepare_line, variants
 from .qr import read_slip_qr
 from .recognizer import GRID_MODEL, GRID_SECOND_MODEL, Recognizer, default_recognizer
 from .register import PlainTemplate, find_slips
@@ -162,10 +162,11 @@ def text_rows(gray: np.ndarray) -> int:
     return sum(1 for band in bands if band >= 0.5 * tallest)
 
 
-def _outputs_of(recognizer: Recognizer, thresholds: Thresholds,
-                line: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:  # fmt: skip
-    """A recogniser's output on a grey line (prepared), and on ``thresholds.variants`` - 1 other views of it."""
-    prepared = prepare_line(line)
+def _outputs_of(recognizer: Recognizer, thresholds: Thresholds, line: np.ndarray,
+                end_margin: float = END_MARGIN) -> tuple[np.ndarray, list[np.ndarray]]:  # fmt: skip
+    """A recogniser's output on a grey line (prepared with ``end_margin``: ``lineimage.prepare_ink``), and on
+    ``thresholds.variants`` - 1 other views of it."""
+    prepared = prepare_line(line, end_margin)
     views = [recognizer.log_probs(v) for v in variants(prepared, int(thresholds.variants) - 1)]
     return recognizer.log_probs(prepared), views
 
@@ -187,7 +188,7 @@ class GridReading:
     def readers(self) -> list[absolute.LineReader]:
         """Each recogniser as a reader of a grey line: its output on the line and on its other views."""
         models = [self.recognizer] + ([self.second] if self.second is not None else [])
-        return [functools.partial(_outputs_of, model, self.thresholds) for model in models]
+        return [functools.partial(_outputs_of, model, self.thresholds, end_margin=BOARD_END_MARGIN) for model in models]
 
 
 def committed_grid_reading() -> GridReading:
