@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -188,3 +190,21 @@ def test_other_views_of_the_line_outvote_a_misreading_of_one(small_lexicon: Lexi
     together = decide_scored(score_line(misread, cands, views=views), position.board, position.rack, small_lexicon,
                              Thresholds())  # fmt: skip
     assert (together.play, together.verdict) == ("12F CASA", "accepted")
+
+
+def test_a_play_the_unconstrained_reading_writes_too_needs_only_the_confirmed_threshold(small_lexicon: Lexicon) -> None:
+    """Between ``confirmed_accept`` and ``accept``, a play is accepted only where the raw reading
+    is that play's writing: 12F CASA read CASA on its own is accepted; 12F CASA chosen over a raw
+    CASE (no word: the round's knowledge picks CASA) at the same confidence goes to the arbiter."""
+    position = Position.from_cgp(f"{CHORIZO} AACSEIO 0/0 0")
+    cands = CandidateSet.build(position.board, position.rack, small_lexicon)
+    for raw_letter, other, confirmed in (("A", "E", True), ("E", "A", False)):
+        scored = score_line(written("12F CASA", mix={7: {raw_letter: 0.6, other: 0.4}}), cands)
+        assert scored.raw_play == ("12F CASA" if confirmed else None)
+        free = decide_scored(scored, position.board, position.rack, small_lexicon, Thresholds(accept=0.0))
+        assert free.play == "12F CASA"
+        between = Thresholds(accept=min(1.0, free.confidence + 0.01), confirmed_accept=free.confidence - 0.01)
+        decision = decide_scored(scored, position.board, position.rack, small_lexicon, between)
+        assert decision.verdict == ("accepted" if confirmed else "flagged")
+        alike = decide_scored(scored, position.board, position.rack, small_lexicon, replace(between, confirmed_accept=0.0))
+        assert alike.verdict == "flagged"  # without a confirmed threshold, ``accept`` holds for both

@@ -13,7 +13,8 @@ for each ``margin`` of a grid
 
 * ``accept`` is set just above the confidence of the k-th most confident wrong
   acceptance (a wrong play or score accepted) that leads its runner-up by
-  ``margin`` nats or more;
+  ``margin`` nats or more, among plays the unconstrained reading does not write
+  (``Scored.raw_play``), and ``confirmed_accept`` likewise among those it writes;
 * ``invalid`` likewise (j-th) for slips scored 0 as written when they deserved points;
 
 where k + j wrong decisions are let through: ``--rate`` of the calibration slips
@@ -68,6 +69,9 @@ class Read:
     round_scored: list[tuple[str, float, bool]] | None
 
 
+Decided = tuple[Outcome, float, bool]  # an outcome decided without thresholds, its lead in nats, confirmed
+
+
 def read_all(reader: SlipReader, lexicon: Lexicon, count: int, sets: tuple[str, ...] = SETS) -> list[Read]:
     """Every calibration slip read once, with the recogniser's output on each view of its play line."""
     reads: list[Read] = []
@@ -110,38 +114,60 @@ def score_all(reads: list[Read], lexicon: Lexicon, count: int) -> list[Scored | 
 
 
 def decide_free(reads: list[Read], scored: list[Scored | None], lexicon: Lexicon,
-                limits: Thresholds) -> list[tuple[Outcome, float] | None]:  # fmt: skip
-    """Each slip decided with no threshold: its outcome and how far its best option leads."""
-    free = replace(limits, accept=0.0, invalid=0.0, margin=-1.0)
-    decided: list[tuple[Outcome, float] | None] = []
+                limits: Thresholds) -> list[Decided | None]:  # fmt: skip
+    """Each slip decided with no threshold: its outcome, how far its best option leads, and whether
+    the unconstrained reading writes the play chosen (``Scored.raw_play``)."""
+    free = replace(limits, accept=0.0, invalid=0.0, margin=-1.0, confirmed_accept=0.0)
+    decided: list[Decided | None] = []
     for read, line in zip(reads, scored):
         if line is None:
             decided.append(None)
             continue
         position = Position.from_cgp(read.case.cgp)
         decision = decide_scored(line, position.board, position.rack, lexicon, free)
-        decided.append((judge(read.case, decision.to_json(), 0.0), lead(options_of(line, limits))))
+        outcome = judge(read.case, decision.to_json(), 0.0)
+        options = options_of(line, limits)
+        decided.append((outcome, lead(options), line.raw_play is not None and line.raw_play == decision.play))
     return decided
 
 
-def choose(decided: list[tuple[Outcome, float] | None], allowed: int) -> tuple[dict[str, float], float, int]:
-    """The best margin with its accept and invalid thresholds (``allowed`` wrong decisions let through
-    in all), the share of correct slips then right without a flag, and the wrong decisions let through."""
+def choose(decided: list[Decided | None], allowed: int) -> tuple[dict[str, float], float, int]:
+    """The best margin with its thresholds (``allowed`` wrong decisions let through in all), the share
+    of correct slips then right without a flag, and the wrong decisions let through.
+
+    Accepted plays are split in two, each with its own threshold: those the unconstrained reading
+    writes too (``confirmed_accept``) and the others (``accept``)."""
     correct = sum(1 for d in decided if d and d[0].kind in ("clean", "oriented"))
     best: tuple[dict[str, float], float, int] | None = None
     for margin in MARGINS:
-        sure = [o for d in decided if d for o, gap in [d] if gap >= margin and o.verdict != "flagged"]
-        for wrong_accepts in range(allowed + 1):
-            accept = above([o.confidence for o in sure if o.verdict == "accepted" and o.silent_error], wrong_accepts, 0.5)
-            invalid = above([o.confidence for o in sure if o.verdict == "invalid" and o.silent_error],
+        sure = [(o, confirmed) for d in decided if d for o, gap, confirmed in [d]
+                if gap >= margin and o.verdict != "flagged"]  # fmt: skip
+        for wrong_accepts, wrong_confirmed in _splits(allowed):
+            accept = above([o.confidence for o, c in sure if o.verdict == "accepted" and o.silent_error and not c],
+                           wrong_accepts - wrong_confirmed, 0.5)  # fmt: skip
+            confirmed_accept = above([o.confidence for o, c in sure if o.verdict == "accepted" and o.silent_error
+                                      and c], wrong_confirmed, 0.5)  # fmt: skip
+            invalid = above([o.confidence for o, _ in sure if o.verdict == "invalid" and o.silent_error],
                             allowed - wrong_accepts, 0.6)  # fmt: skip
-            passed = [o for o in sure if o.confidence >= (accept if o.verdict == "accepted" else invalid)]
+            limits = {"accept": accept, "confirmed_accept": confirmed_accept, "invalid": invalid}
+            passed = [o for o, c in sure if o.confidence >= _needed(o.verdict, c, limits)]
             right = sum(1 for o in passed if o.right and o.kind in ("clean", "oriented")) / max(1, correct)
             wrong = sum(1 for o in passed if o.silent_error)
             if best is None or right > best[1]:
-                best = ({"accept": accept, "invalid": invalid, "margin": margin}, right, wrong)
+                best = ({**limits, "margin": margin}, right, wrong)
     assert best is not None
     return best
+
+
+def _splits(allowed: int) -> list[tuple[int, int]]:
+    """(wrong acceptances, of them confirmed ones) for every way to let ``allowed`` wrong decisions through."""
+    return [(a, c) for a in range(allowed + 1) for c in range(a + 1)]
+
+
+def _needed(verdict: str, confirmed: bool, limits: dict[str, float]) -> float:
+    if verdict != "accepted":
+        return limits["invalid"]
+    return limits["confirmed_accept"] if confirmed else limits["accept"]
 
 
 def cached_reads(reader: SlipReader, lexicon: Lexicon, count: int, cache: Path | None,

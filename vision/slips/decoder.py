@@ -23,7 +23,11 @@ into a verdict: ``accepted`` (the play and its score), ``invalid`` (read as writ
 with confidence, scores 0) or ``flagged`` with the reasons an arbiter needs
 (``FLAGS``). Accepting or scoring 0 needs both the confidence and the lead over
 the runner-up (in nats) above their thresholds, and a play whose unconstrained
-reading goes on past its last letter (``says_more``) is never accepted. Thresholds come from
+reading goes on past its last letter (``says_more``) is never accepted. A play the
+unconstrained reading writes too (``Scored.raw_play``) needs ``confirmed_accept``,
+one the round's knowledge chose over what the reading says needs ``accept``: on the
+calibration slips the confident wrong acceptances were nearly all of the second kind
+(a phony's last letter read as the legal play's). Thresholds come from
 ``models/slips/thresholds.json``, chosen on calibration slips written by hands
 used neither in training nor by the benchmark (``models/slips/calibrate.py``).
 """
@@ -80,6 +84,11 @@ class Thresholds:
     temperature: float = 1.0  # the recogniser's log-probabilities are divided by it (over-confidence)
     variants: int = 1  # how many views of the line are read and averaged (``lineimage.variants``)
     grid_accept: float = 0.0  # an absolute slip's board (``absolute``): its own acceptance threshold (0: ``accept``)
+    confirmed_accept: float = 0.0  # to accept a play the raw reading writes too (``Scored.raw_play``; 0: ``accept``)
+
+    def accept_for(self, confirmed: bool) -> float:
+        """The confidence a play needs: ``confirmed_accept`` when the unconstrained reading writes it too."""
+        return self.confirmed_accept if confirmed and self.confirmed_accept > 0.0 else self.accept
 
     @classmethod
     def load(cls, path: Path = THRESHOLDS_FILE) -> Thresholds:
@@ -282,6 +291,7 @@ class Scored:
 
     raw: str
     entries: tuple[tuple[str, str, int | None, float], ...]
+    raw_play: str | None = None  # the play the raw reading is itself a written form of (None: it is none)
 
 
 def score_line(log_probs: np.ndarray, cands: CandidateSet, beam: int = 8,
@@ -318,7 +328,15 @@ def score_line(log_probs: np.ndarray, cands: CandidateSet, beam: int = 8,
         entries.append((cand.kind, cand.play, cand.score, value))
     for text, value in zip(readings, values[len(kept) :]):
         entries.append(("reading", text, None, value))
-    return Scored(raw, tuple(entries))
+    return Scored(raw, tuple(entries), _play_written(raw, cands))
+
+
+def _play_written(raw: str, cands: CandidateSet) -> str | None:
+    """The play whose written form ``raw`` is, separators aside (None when it is no play's)."""
+    found = cands.index.get(raw.replace(" ", "").replace("-", ""))
+    if found is None or cands.candidates[found].kind != "play":
+        return None
+    return cands.candidates[found].play
 
 
 def options_of(scored: Scored, limits: Thresholds) -> list[Option]:
@@ -361,7 +379,7 @@ def decide_scored(scored: Scored, board: Board, rack: Sequence[Tile], lexicon: L
     confidence = best.probability
     sure = lead(options) >= limits.margin
     if best.kind == "play":
-        if confidence >= limits.accept and sure and not says_more(raw, best.text):
+        if confidence >= limits.accept_for(scored.raw_play == best.text) and sure and not says_more(raw, best.text):
             return Decision(reading, best.text, best.score, "accepted", (), confidence, shown, notation=best.text)
         return Decision(reading, best.text, None, "flagged", ("illegible",), confidence, shown)
     if best.kind in ("unmarked_blank", "coordinate_order"):
