@@ -12,8 +12,10 @@ from rules_core.lexicon import Lexicon
 from vision.slips import tokens
 from vision.slips.decoder import (
     CandidateSet,
+    Scored,
     Thresholds,
     choose,
+    confirms,
     decide,
     decide_scored,
     format_reading,
@@ -208,3 +210,15 @@ def test_a_play_the_unconstrained_reading_writes_too_needs_only_the_confirmed_th
         assert decision.verdict == ("accepted" if confirmed else "flagged")
         alike = decide_scored(scored, position.board, position.rack, small_lexicon, replace(between, confirmed_accept=0.0))
         assert alike.verdict == "flagged"  # without a confirmed threshold, ``accept`` holds for both
+
+
+@pytest.mark.parametrize(("raw", "confirmed"), [
+    ("I2F CASA", True),  # 1 read as I: the word as notated, a coordinate as long
+    ("12F-CASA →", True),  # separators and the arrow aside
+    ("F12 CASA", False),  # the coordinate in the other order is a mistake of its own (D.III.20.4), no lookalike
+    ("12F CASO", False),  # another word
+    ("12F CASa", False),  # a circle the play has not
+    ("2F CASA", False),  # a coordinate character missing
+])  # fmt: skip
+def test_which_raw_readings_confirm_a_play(raw: str, confirmed: bool) -> None:
+    assert confirms(Scored(raw, ()), "12F CASA") is confirmed

@@ -24,7 +24,7 @@ with confidence, scores 0) or ``flagged`` with the reasons an arbiter needs
 (``FLAGS``). Accepting or scoring 0 needs both the confidence and the lead over
 the runner-up (in nats) above their thresholds, and a play whose unconstrained
 reading goes on past its last letter (``says_more``) is never accepted. A play the
-unconstrained reading writes too (``Scored.raw_play``) needs ``confirmed_accept``,
+unconstrained reading writes too (``confirms``) needs ``confirmed_accept``,
 one the round's knowledge chose over what the reading says needs ``accept``: on the
 calibration slips the confident wrong acceptances were nearly all of the second kind
 (a phony's last letter read as the legal play's). Thresholds come from
@@ -84,7 +84,7 @@ class Thresholds:
     temperature: float = 1.0  # the recogniser's log-probabilities are divided by it (over-confidence)
     variants: int = 1  # how many views of the line are read and averaged (``lineimage.variants``)
     grid_accept: float = 0.0  # an absolute slip's board (``absolute``): its own acceptance threshold (0: ``accept``)
-    confirmed_accept: float = 0.0  # to accept a play the raw reading writes too (``Scored.raw_play``; 0: ``accept``)
+    confirmed_accept: float = 0.0  # to accept a play the raw reading writes too (``confirms``; 0: ``accept``)
 
     def accept_for(self, confirmed: bool) -> float:
         """The confidence a play needs: ``confirmed_accept`` when the unconstrained reading writes it too."""
@@ -379,12 +379,26 @@ def decide_scored(scored: Scored, board: Board, rack: Sequence[Tile], lexicon: L
     confidence = best.probability
     sure = lead(options) >= limits.margin
     if best.kind == "play":
-        if confidence >= limits.accept_for(scored.raw_play == best.text) and sure and not says_more(raw, best.text):
+        if confidence >= limits.accept_for(confirms(scored, best.text)) and sure and not says_more(raw, best.text):
             return Decision(reading, best.text, best.score, "accepted", (), confidence, shown, notation=best.text)
         return Decision(reading, best.text, None, "flagged", ("illegible",), confidence, shown)
     if best.kind in ("unmarked_blank", "coordinate_order"):
         return Decision(reading, best.text, None, "flagged", (best.kind,), confidence, shown)
     return _decide_reading(best, reading, shown, board, rack, lexicon, limits, sure)
+
+
+def confirms(scored: Scored, play: str) -> bool:
+    """The unconstrained reading writes ``play`` too: one of its written forms (``Scored.raw_play``), or
+    its word as notated after another coordinate of as many characters, not the play's in the other
+    order (``I2C GRACEJAR`` for ``12C GRACEJAR``: a coordinate's lookalike characters, 1 and I, 7 and 1,
+    the legal plays settle better than the pen)."""
+    if scored.raw_play is not None and scored.raw_play == play:
+        return True
+    coordinate, _, word = play.partition(" ")
+    written = "".join(c for c in scored.raw if c not in " -→↓")
+    if not word or not written.endswith(word) or len(written) != len(coordinate) + len(word):
+        return False
+    return written[: len(coordinate)] != _swap(coordinate)  # a coordinate in the other order is no lookalike
 
 
 def says_more(raw: str, play: str) -> bool:
