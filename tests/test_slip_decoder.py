@@ -12,10 +12,9 @@ from rules_core.lexicon import Lexicon
 from vision.slips import tokens
 from vision.slips.decoder import (
     CandidateSet,
-    Scored,
     Thresholds,
     choose,
-    confirms,
+    confirmed_plays,
     decide,
     decide_scored,
     format_reading,
@@ -202,7 +201,7 @@ def test_a_play_the_unconstrained_reading_writes_too_needs_only_the_confirmed_th
     cands = CandidateSet.build(position.board, position.rack, small_lexicon)
     for raw_letter, other, confirmed in (("A", "E", True), ("E", "A", False)):
         scored = score_line(written("12F CASA", mix={7: {raw_letter: 0.6, other: 0.4}}), cands)
-        assert scored.raw_play == ("12F CASA" if confirmed else None)
+        assert scored.confirmed == ({"12F CASA"} if confirmed else set())
         free = decide_scored(scored, position.board, position.rack, small_lexicon, Thresholds(accept=0.0))
         assert free.play == "12F CASA"
         between = Thresholds(accept=min(1.0, free.confidence + 0.01), confirmed_accept=free.confidence - 0.01)
@@ -212,13 +211,16 @@ def test_a_play_the_unconstrained_reading_writes_too_needs_only_the_confirmed_th
         assert alike.verdict == "flagged"  # without a confirmed threshold, ``accept`` holds for both
 
 
-@pytest.mark.parametrize(("raw", "confirmed"), [
-    ("I2F CASA", True),  # 1 read as I: the word as notated, a coordinate as long
-    ("12F-CASA →", True),  # separators and the arrow aside
-    ("F12 CASA", False),  # the coordinate in the other order is a mistake of its own (D.III.20.4), no lookalike
-    ("12F CASO", False),  # another word
-    ("12F CASa", False),  # a circle the play has not
-    ("2F CASA", False),  # a coordinate character missing
+@pytest.mark.parametrize(("raw", "plays"), [
+    ("12F CASA", {"12F CASA"}),  # a written form of the play
+    ("12F-CASA →", {"12F CASA"}),  # separators and the arrow aside
+    ("I2F CASA", {"12F CASA"}),  # 1 read as I: CASA goes only at 12F, a coordinate as long
+    ("I2F CASO", set()),  # CASO goes at 7E, 11E and 12F: the lookalike coordinate settles nothing
+    ("12F CASO", {"12F CASO"}),  # but written in full it names one of them
+    ("F12 CASA", set()),  # the coordinate in the other order is a mistake of its own (D.III.20.4), no lookalike
+    ("12F CASa", set()),  # a circle the play has not
+    ("2F CASA", set()),  # a coordinate character missing
 ])  # fmt: skip
-def test_which_raw_readings_confirm_a_play(raw: str, confirmed: bool) -> None:
-    assert confirms(Scored(raw, ()), "12F CASA") is confirmed
+def test_which_plays_a_raw_reading_confirms(small_lexicon: Lexicon, raw: str, plays: set[str]) -> None:
+    position = Position.from_cgp(f"{CHORIZO} AACSEIO 0/0 0")
+    assert confirmed_plays(raw, CandidateSet.build(position.board, position.rack, small_lexicon)) == plays

@@ -14,7 +14,7 @@ for each ``margin`` of a grid
 * ``accept`` is set just above the confidence of the k-th most confident wrong
   acceptance (a wrong play or score accepted) that leads its runner-up by
   ``margin`` nats or more, among plays the unconstrained reading does not write
-  (``decoder.confirms``), and ``confirmed_accept`` likewise among those it writes;
+  (``decoder.confirmed_plays``), and ``confirmed_accept`` likewise among those it writes;
 * ``invalid`` likewise (j-th) for slips scored 0 as written when they deserved points;
 
 where k + j wrong decisions are let through: ``--rate`` of the calibration slips
@@ -42,7 +42,7 @@ import numpy as np
 from rules_core.cgp import Position
 from rules_core.lexicon import Lexicon
 from vision.slips.decoder import (
-    THRESHOLDS_FILE, CandidateCache, Scored, Thresholds, confirms, decide_scored, lead, options_of, pick, score_line,
+    THRESHOLDS_FILE, CandidateCache, Scored, Thresholds, decide_scored, lead, options_of, pick, score_line,
 )  # fmt: skip
 from vision.slips.lineimage import VIEWS, prepare_line, variants
 from vision.slips.reader import SlipReader
@@ -116,7 +116,7 @@ def score_all(reads: list[Read], lexicon: Lexicon, count: int) -> list[Scored | 
 def decide_free(reads: list[Read], scored: list[Scored | None], lexicon: Lexicon,
                 limits: Thresholds) -> list[Decided | None]:  # fmt: skip
     """Each slip decided with no threshold: its outcome, how far its best option leads, and whether
-    the unconstrained reading writes the play chosen (``decoder.confirms``)."""
+    the unconstrained reading writes the play chosen (``decoder.confirmed_plays``)."""
     free = replace(limits, accept=0.0, invalid=0.0, margin=-1.0, confirmed_accept=0.0)
     decided: list[Decided | None] = []
     for read, line in zip(reads, scored):
@@ -127,7 +127,7 @@ def decide_free(reads: list[Read], scored: list[Scored | None], lexicon: Lexicon
         decision = decide_scored(line, position.board, position.rack, lexicon, free)
         outcome = judge(read.case, decision.to_json(), 0.0)
         options = options_of(line, limits)
-        decided.append((outcome, lead(options), decision.play is not None and confirms(line, decision.play)))
+        decided.append((outcome, lead(options), decision.play in line.confirmed))
     return decided
 
 

@@ -24,7 +24,7 @@ with confidence, scores 0) or ``flagged`` with the reasons an arbiter needs
 (``FLAGS``). Accepting or scoring 0 needs both the confidence and the lead over
 the runner-up (in nats) above their thresholds, and a play whose unconstrained
 reading goes on past its last letter (``says_more``) is never accepted. A play the
-unconstrained reading writes too (``confirms``) needs ``confirmed_accept``,
+unconstrained reading writes too (``confirmed_plays``) needs ``confirmed_accept``,
 one the round's knowledge chose over what the reading says needs ``accept``: on the
 calibration slips the confident wrong acceptances were nearly all of the second kind
 (a phony's last letter read as the legal play's). Thresholds come from
@@ -39,6 +39,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
 
@@ -84,7 +85,7 @@ class Thresholds:
     temperature: float = 1.0  # the recogniser's log-probabilities are divided by it (over-confidence)
     variants: int = 1  # how many views of the line are read and averaged (``lineimage.variants``)
     grid_accept: float = 0.0  # an absolute slip's board (``absolute``): its own acceptance threshold (0: ``accept``)
-    confirmed_accept: float = 0.0  # to accept a play the raw reading writes too (``confirms``; 0: ``accept``)
+    confirmed_accept: float = 0.0  # to accept a play the raw reading writes too (``Scored.confirmed``; 0: ``accept``)
 
     def accept_for(self, confirmed: bool) -> float:
         """The confidence a play needs: ``confirmed_accept`` when the unconstrained reading writes it too."""
@@ -158,6 +159,15 @@ class CandidateSet:
     index: dict[str, int]
     trie: ctc.TokenTrie
     rack_blanks: int
+
+    @cached_property
+    def places(self) -> dict[str, frozenset[str]]:
+        """The legal plays of each word as notated (``CASa``): where the round's position lets it go."""
+        out: dict[str, set[str]] = {}
+        for cand in self.candidates:
+            if cand.kind == "play":
+                out.setdefault(cand.play.partition(" ")[2], set()).add(cand.play)
+        return {word: frozenset(plays) for word, plays in out.items()}
 
     @classmethod
     def build(cls, board: Board, rack: Sequence[Tile], lexicon: Lexicon) -> CandidateSet:
@@ -291,7 +301,7 @@ class Scored:
 
     raw: str
     entries: tuple[tuple[str, str, int | None, float], ...]
-    raw_play: str | None = None  # the play the raw reading is itself a written form of (None: it is none)
+    confirmed: frozenset[str] = frozenset()  # the plays the raw reading writes too (``confirmed_plays``)
 
 
 def score_line(log_probs: np.ndarray, cands: CandidateSet, beam: int = 8,
@@ -328,15 +338,30 @@ def score_line(log_probs: np.ndarray, cands: CandidateSet, beam: int = 8,
         entries.append((cand.kind, cand.play, cand.score, value))
     for text, value in zip(readings, values[len(kept) :]):
         entries.append(("reading", text, None, value))
-    return Scored(raw, tuple(entries), _play_written(raw, cands))
+    return Scored(raw, tuple(entries), confirmed_plays(raw, cands))
 
 
-def _play_written(raw: str, cands: CandidateSet) -> str | None:
-    """The play whose written form ``raw`` is, separators aside (None when it is no play's)."""
+def confirmed_plays(raw: str, cands: CandidateSet) -> frozenset[str]:
+    """The plays an unconstrained reading writes too (canonical notation), separators aside: the play it
+    is a written form of, and the one play of the round whose word as notated it writes after that play's
+    coordinate with one character misread (``I2C GRACEJAR`` for ``12C GRACEJAR``: a coordinate's
+    lookalikes, 1 and I, 7 and 1, are left to the position where it lets the word go only there; where the
+    word fits elsewhere too, ``86 HUiFA`` is as much 8G as 8D). A coordinate in the other order is two
+    characters off: that is a mistake of its own (D.III.20.4), not a lookalike."""
+    written = "".join(c for c in raw if c not in " -→↓")
+    plays = set()
     found = cands.index.get(raw.replace(" ", "").replace("-", ""))
-    if found is None or cands.candidates[found].kind != "play":
-        return None
-    return cands.candidates[found].play
+    if found is not None and cands.candidates[found].kind == "play":
+        plays.add(cands.candidates[found].play)
+    for length in (2, 3):
+        places = cands.places.get(written[length:], frozenset())
+        if len(places) == 1:
+            (play,) = places
+            coordinate = play.partition(" ")[0]
+            misread = sum(a != b for a, b in zip(written[:length], coordinate))
+            if len(coordinate) == length and misread <= 1:
+                plays.add(play)
+    return frozenset(plays)
 
 
 def options_of(scored: Scored, limits: Thresholds) -> list[Option]:
@@ -379,26 +404,12 @@ def decide_scored(scored: Scored, board: Board, rack: Sequence[Tile], lexicon: L
     confidence = best.probability
     sure = lead(options) >= limits.margin
     if best.kind == "play":
-        if confidence >= limits.accept_for(confirms(scored, best.text)) and sure and not says_more(raw, best.text):
+        if confidence >= limits.accept_for(best.text in scored.confirmed) and sure and not says_more(raw, best.text):
             return Decision(reading, best.text, best.score, "accepted", (), confidence, shown, notation=best.text)
         return Decision(reading, best.text, None, "flagged", ("illegible",), confidence, shown)
     if best.kind in ("unmarked_blank", "coordinate_order"):
         return Decision(reading, best.text, None, "flagged", (best.kind,), confidence, shown)
     return _decide_reading(best, reading, shown, board, rack, lexicon, limits, sure)
-
-
-def confirms(scored: Scored, play: str) -> bool:
-    """The unconstrained reading writes ``play`` too: one of its written forms (``Scored.raw_play``), or
-    its word as notated after another coordinate of as many characters, not the play's in the other
-    order (``I2C GRACEJAR`` for ``12C GRACEJAR``: a coordinate's lookalike characters, 1 and I, 7 and 1,
-    the legal plays settle better than the pen)."""
-    if scored.raw_play is not None and scored.raw_play == play:
-        return True
-    coordinate, _, word = play.partition(" ")
-    written = "".join(c for c in scored.raw if c not in " -→↓")
-    if not word or not written.endswith(word) or len(written) != len(coordinate) + len(word):
-        return False
-    return written[: len(coordinate)] != _swap(coordinate)  # a coordinate in the other order is no lookalike
 
 
 def says_more(raw: str, play: str) -> bool:
