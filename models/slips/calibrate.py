@@ -150,7 +150,9 @@ def choose(decided: list[Decided | None], allowed: int) -> tuple[dict[str, float
             invalid = above([o.confidence for o, _ in sure if o.verdict == "invalid" and o.silent_error],
                             allowed - wrong_accepts, 0.6)  # fmt: skip
             limits = {"accept": accept, "confirmed_accept": confirmed_accept, "invalid": invalid}
-            passed = [o for o, c in sure if o.confidence >= _needed(o.verdict, c, limits)]
+            chosen = Thresholds(**limits)
+            passed = [o for o, c in sure
+                      if o.confidence >= (chosen.accept_for(c) if o.verdict == "accepted" else chosen.invalid)]  # fmt: skip
             right = sum(1 for o in passed if o.right and o.kind in ("clean", "oriented")) / max(1, correct)
             wrong = sum(1 for o in passed if o.silent_error)
             if best is None or right > best[1]:
@@ -162,12 +164,6 @@ def choose(decided: list[Decided | None], allowed: int) -> tuple[dict[str, float
 def _splits(allowed: int) -> list[tuple[int, int]]:
     """(wrong acceptances, of them confirmed ones) for every way to let ``allowed`` wrong decisions through."""
     return [(a, c) for a in range(allowed + 1) for c in range(a + 1)]
-
-
-def _needed(verdict: str, confirmed: bool, limits: dict[str, float]) -> float:
-    if verdict != "accepted":
-        return limits["invalid"]
-    return limits["confirmed_accept"] if confirmed else limits["accept"]
 
 
 def cached_reads(reader: SlipReader, lexicon: Lexicon, count: int, cache: Path | None,

@@ -348,9 +348,10 @@ def confirmed_plays(raw: str, cands: CandidateSet) -> frozenset[str]:
     lookalikes, 1 and I, 7 and 1, are left to the position where it lets the word go only there; where the
     word fits elsewhere too, ``86 HUiFA`` is as much 8G as 8D). A coordinate in the other order is two
     characters off: that is a mistake of its own (D.III.20.4), not a lookalike."""
-    written = "".join(c for c in raw if c not in " -→↓")
+    text = raw.replace(" ", "").replace("-", "")
+    written = text.replace("→", "").replace("↓", "")
     plays = set()
-    found = cands.index.get(raw.replace(" ", "").replace("-", ""))
+    found = cands.index.get(text)
     if found is not None and cands.candidates[found].kind == "play":
         plays.add(cands.candidates[found].play)
     for length in (2, 3):
