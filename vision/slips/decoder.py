@@ -270,9 +270,14 @@ class Decision:
         return Slip(self.notation, source=source)
 
 
+def unseparated(text: str) -> str:
+    """``text`` without the separators a player may write between coordinate and word (``tokens.SEPARATORS``)."""
+    return "".join(c for c in text if c not in tokens.SEPARATORS)
+
+
 def format_reading(text: str) -> str:
     """A raw reading as a person writes it: ``H8CASA→`` -> ``H8 CASA →`` (other text kept)."""
-    plays = split_plays(text.replace(" ", "").replace("-", ""))
+    plays = split_plays(unseparated(text))
     if not plays:
         return " ".join(text.split())
     return " ".join(plays)
@@ -321,7 +326,7 @@ def score_line(log_probs: np.ndarray, cands: CandidateSet, beam: int = 8,
     values = [float(scores[i]) for i in kept]
     readings = []
     for labels, _ in beams:
-        text = tokens.decode(labels).replace(" ", "").replace("-", "")
+        text = unseparated(tokens.decode(labels))
         if text in cands.index or text in readings:
             continue
         readings.append(text)
@@ -348,7 +353,7 @@ def confirmed_plays(raw: str, cands: CandidateSet) -> frozenset[str]:
     lookalikes, 1 and I, 7 and 1, are left to the position where it lets the word go only there; where the
     word fits elsewhere too, ``86 HUiFA`` is as much 8G as 8D). A coordinate in the other order is two
     characters off: that is a mistake of its own (D.III.20.4), not a lookalike."""
-    text = raw.replace(" ", "").replace("-", "")
+    text = unseparated(raw)
     written = text.replace("→", "").replace("↓", "")
     plays = set()
     found = cands.index.get(text)
@@ -359,8 +364,7 @@ def confirmed_plays(raw: str, cands: CandidateSet) -> frozenset[str]:
         if len(places) == 1:
             (play,) = places
             coordinate = play.partition(" ")[0]
-            misread = sum(a != b for a, b in zip(written[:length], coordinate))
-            if len(coordinate) == length and misread <= 1:
+            if len(coordinate) == length and sum(a != b for a, b in zip(written, coordinate)) <= 1:
                 plays.add(play)
     return frozenset(plays)
 
@@ -462,11 +466,11 @@ def _decide_reading(best: Option, reading: str, shown: tuple[Option, ...], board
 def score_choice(log_probs: np.ndarray, options: Sequence[str]) -> list[tuple[str, float, bool]]:
     """(text, log-probability, is an option) for each of ``options`` and each beam reading that is none."""
     absorbed = ctc.absorb(log_probs, SEPARATORS)
-    texts = [o.replace(" ", "").replace("-", "") for o in options]
+    texts = [unseparated(o) for o in options]
     scores = ctc.trie_log_probs(absorbed, ctc.TokenTrie.build(tokens.encode(t) for t in texts))
     out = [(o, float(v), True) for o, v in zip(options, scores)]
     for labels, _ in ctc.beam_search(log_probs, 4):
-        text = tokens.decode(labels).replace(" ", "").replace("-", "")
+        text = unseparated(tokens.decode(labels))
         if text not in texts:
             out.append((text, ctc.sequence_log_prob(absorbed, tokens.encode(text)), False))
     return out
