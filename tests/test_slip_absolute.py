@@ -20,7 +20,8 @@ from vision.slips.decoder import GRID_THRESHOLDS_FILE, Decision, Option, Thresho
 from vision.slips.ingest import split_pages
 from vision.slips.printing import pads, slips_pdf
 from vision.slips.reader import LocatedSlip, SlipReader, locate_slips
-from vision.slips.recognizer import DEFAULT_MODEL, GRID_MODEL, GRID_SECOND_MODEL, Recognizer
+from vision.slips.recognizer import DEFAULT_MODEL, GRID_MODEL, Recognizer
+from vision.slips.squares import SQUARE_MODEL
 from webapp.cli import main as cli
 
 CHORIZO = "15/15/15/15/15/15/15/5[CH]ORIZO4/15/15/15/15/15/15/15 AACSEIO 0/0 0"
@@ -163,12 +164,16 @@ def test_a_faint_broken_letter_starting_the_word_is_a_written_square(printed: Lo
 
 
 def test_the_board_has_its_own_recogniser_and_thresholds(file2017: Lexicon) -> None:
-    """The committed reader reads boards with the two board recognisers and the thresholds calibrated for them;
-    a recogniser on trial, passed alone, reads both the lines and the boards with its own thresholds."""
+    """The committed reader reads boards with the board's line recogniser and the square classifier and the
+    thresholds calibrated for them (the classifier at its own temperature); a recogniser on trial, passed
+    alone, reads both the lines and the boards with its own thresholds."""
     committed = SlipReader(file2017)
-    assert committed.grid.recognizer.model_path == GRID_MODEL
-    assert committed.grid.second is not None and committed.grid.second.model_path == GRID_SECOND_MODEL
+    assert committed.grid.recognizer.model_path == GRID_MODEL and committed.grid.second is None
+    assert committed.grid.squares is not None and committed.grid.squares.model_path == SQUARE_MODEL
     assert len(committed.grid.readers()) == 2
+    line_limits, square_limits = committed.grid.each(committed._grid_thresholds())
+    assert square_limits.temperature == committed.grid.thresholds.square_temperature > 0
+    assert line_limits.temperature == committed.grid.thresholds.temperature
     assert committed.grid.recognizer is not committed.recognizer
     assert committed.grid.thresholds == Thresholds.load(GRID_THRESHOLDS_FILE) != committed.thresholds
     grid_limits = committed._grid_thresholds()
@@ -176,6 +181,7 @@ def test_the_board_has_its_own_recogniser_and_thresholds(file2017: Lexicon) -> N
     on_trial = Recognizer(DEFAULT_MODEL)
     trial = SlipReader(file2017, on_trial, Thresholds(accept=0.5))
     assert trial.grid.recognizer is on_trial and trial.grid.thresholds.accept == 0.5
+    assert trial.grid.squares is None and len(trial.grid.readers()) == 1
 
 
 def test_a_board_training_line_is_the_word_written_square_by_square() -> None:

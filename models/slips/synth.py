@@ -20,11 +20,12 @@ from typing import Final
 import cv2
 import numpy as np
 
-from rules_core.alphabet import as_blank, split_letters, tiles_from_text, word_text
+from rules_core.alphabet import as_blank, label, split_letters, tiles_from_text, word_text
 from rules_core.notation import Play
 from vision.slips import absolute, layout, unipen
 from vision.slips import handwriting as hw
 from vision.slips.lineimage import BOARD_END_MARGIN, prepare_line
+from vision.slips.squares import LETTER_INDEX, square_image
 from vision.slips.tokens import encode
 
 from .allographs import ALL_CHARS, AllographWriter
@@ -273,23 +274,52 @@ def blank_absolute_slip() -> np.ndarray:
     return absolute.render_absolute_slip(layout.SlipInfo("p1", "Partida", 1, "j1", "Jugador"))
 
 
-def make_grid_sample(rng: np.random.Generator, words: Sequence[str], pool: Sequence[hw.Writer],
-                     emphasis: Emphasis = Emphasis()) -> Sample:  # fmt: skip
-    """A word as the reader takes it from an absolute slip's board: one letter written in each square
-    (``absolute.fill_grid``, a circled blank now and then), the squares scanned, cut and joined
-    (``absolute.cells_line``)."""
+def _board_word(rng: np.random.Generator, words: Sequence[str], pool: Sequence[hw.Writer], emphasis: Emphasis,
+                slip: np.ndarray, two_circles: bool = False) -> tuple[np.ndarray, list[tuple[int, int]], list[int]]:  # fmt: skip
+    """A word written one letter a square on ``slip``'s board (``absolute.fill_grid``), a circled blank in
+    ``emphasis.circled`` of the words (a second one in a fifth of those with ``two_circles``), the written part
+    scanned: the frame, the word's squares and its tiles."""
     tiles = list(tiles_from_text(words[int(rng.integers(len(words)))]))[:15]
     if rng.random() < emphasis.circled:
-        at = int(rng.integers(len(tiles)))
-        tiles[at] = as_blank(tiles[at])
+        for _ in range(1 + int(two_circles and rng.random() < 0.2)):
+            at = int(rng.integers(len(tiles)))
+            tiles[at] = as_blank(tiles[at])
     start, line = int(rng.integers(0, 16 - len(tiles))), int(rng.integers(0, 15))
     down = bool(rng.random() < 0.5)
     play = Play(start, line, True, tuple(tiles)) if down else Play(line, start, False, tuple(tiles))
-    frame = absolute.fill_grid(blank_absolute_slip(), play, _writer(pool, rng, emphasis), rng)
+    frame = absolute.fill_grid(slip, play, _writer(pool, rng, emphasis), rng)
     squares = play.squares()
     (x0, y0, _, _), (_, _, x1, y1) = absolute.cell_box(*squares[0]), absolute.cell_box(*squares[-1])
     margin = int(4 * layout.PX_PER_MM)
     written = np.s_[max(0, y0 - margin) : y1 + margin, max(0, x0 - margin) : x1 + margin]
     frame[written] = scan_noise(frame[written], rng)
+    return frame, squares, tiles
+
+
+def make_grid_sample(rng: np.random.Generator, words: Sequence[str], pool: Sequence[hw.Writer],
+                     emphasis: Emphasis = Emphasis()) -> Sample:  # fmt: skip
+    """A word as the reader takes it from an absolute slip's board: one letter written in each square
+    (``_board_word``), the squares cut and joined (``absolute.cells_line``)."""
+    frame, squares, tiles = _board_word(rng, words, pool, emphasis, blank_absolute_slip())
     text = word_text(tiles)
     return Sample(prepare_line(absolute.cells_line(frame, squares), BOARD_END_MARGIN), encode(text), text)
+
+
+SQUARE_EMPHASIS = Emphasis(circled=0.45, mixed_writers=0.2)  # the square classifier's words
+
+
+def make_grid_squares(rng: np.random.Generator, words: Sequence[str], pool: Sequence[hw.Writer], slip: np.ndarray,
+                      emphasis: Emphasis = SQUARE_EMPHASIS) -> list[tuple[np.ndarray, int, int]]:  # fmt: skip
+    """A word written on the absolute slip ``slip``'s board (``_board_word``, up to two circled blanks), each
+    square cut as the reader cuts it, moved by up to a pixel as a homography does: per square (ink image,
+    ``squares.square_image``; letter index, ``squares.LETTERS``; circled)."""
+    frame, squares, tiles = _board_word(rng, words, pool, emphasis, slip, two_circles=True)
+    paper = absolute.paper_level(frame)
+    out = []
+    for (row, col), tile in zip(squares, tiles):
+        x0, y0, x1, y1 = absolute.cell_box(row, col)
+        dx, dy = (int(v) for v in rng.integers(-1, 2, 2))
+        text = label(tile)
+        cell = frame[max(0, y0 + dy) : y1 + dy, max(0, x0 + dx) : x1 + dx]
+        out.append((square_image(cell, paper), LETTER_INDEX[text.upper()], int(text.islower())))
+    return out

@@ -9,13 +9,15 @@ player writes each letter of the main word in its square, a blank's letter circl
 Reading (``SlipReader`` does it when a slip's board side carries marker 4 or 5): the board is
 straightened with the same homography as the slip (``rectify_board``), the written squares
 found (``written_cells``: enough ink inside a square, tints and printed lines ignored); written
-squares not all in one line are ``several_plays`` (D.III.20.2). Otherwise the squares' crops
-are joined in reading order into one line and scored against the legal plays whose main word
-covers those squares and whose new tiles are all written (``grid_candidates``), with the same
-decoding as a written play (``decoder.score_line``, ``decide_scored``): the same verdicts and
-flags (an uncircled blank of the rack: ``unmarked_blank``; a reading that is no legal play:
-scored 0 as written with the squares' coordinate, or ``illegible``). The line is read by two
-recognisers, each decides, and the decision stands only where both agree (``agreed``).
+squares not all in one line are ``several_plays`` (D.III.20.2). Otherwise the squares are
+scored against the legal plays whose main word covers them and whose new tiles are all written
+(``grid_candidates``) by each of the board's readers (``BoardReader``): the squares' crops joined in
+reading order into one line read by a line recogniser (``line_reader``, ``decoder.score_line``), and
+the squares one by one by the square classifier (``squares``). Each decides as a written play is
+decided (``decide_scored``): the same verdicts and flags (an uncircled blank of the rack:
+``unmarked_blank``; a reading that is no legal play: scored 0 as written with the squares'
+coordinate, or ``illegible``); the decision stands only where all agree (``agreed``), and never
+where the written squares leave an empty square between them (``has_gap``).
 """
 
 from __future__ import annotations
@@ -132,7 +134,8 @@ def _board_markers(strip: np.ndarray) -> bool:
     return ids is not None and any(int(i) in MARKERS for i in ids.ravel())
 
 
-def _paper(frame: np.ndarray, px_per_mm: float) -> float:
+def paper_level(frame: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> float:
+    """The paper's grey level on the board (90th percentile of the grid's pixels)."""
     x0, y0, _, _ = cell_box(0, 0, px_per_mm)
     region = frame[y0 : int(round((GRID_Y0 + GRID_SIDE) * px_per_mm)), x0 : int(round((GRID_X0 + GRID_SIDE) * px_per_mm))]
     return float(np.percentile(region, 90))
@@ -144,7 +147,7 @@ def written_cells(frame: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> lis
     high or over 8 % of it (a stroke straying over a line from the next square is short). A square that
     carries on the line of such squares at either end needs only ``LINE_END_INK`` of ink, whatever its
     strokes' height: a faint letter written in broken strokes (a thin T) still starts the word."""
-    paper = _paper(frame, px_per_mm)
+    paper = paper_level(frame, px_per_mm)
     insides = {(row, col): frame[slice(*cell_box(row, col, px_per_mm, inset=0.6)[1::2]),
                                  slice(*cell_box(row, col, px_per_mm, inset=0.6)[0::2])]
                for row in range(15) for col in range(15)}  # fmt: skip
@@ -191,7 +194,7 @@ def in_one_line(squares: Sequence[SquareT]) -> bool | None:
 
 def cells_line(frame: np.ndarray, squares: Sequence[SquareT], px_per_mm: float = layout.PX_PER_MM) -> np.ndarray:
     """The written squares' crops side by side in reading order (grey, tints and printed lines whitened)."""
-    paper = _paper(frame, px_per_mm)
+    paper = paper_level(frame, px_per_mm)
     crops = []
     for row, col in squares:
         x0, y0, x1, y1 = cell_box(row, col, px_per_mm, inset=0.35)
@@ -297,31 +300,74 @@ def reading_order(written: Sequence[SquareT]) -> list[SquareT] | None:
     return sorted(written, key=(lambda sq: sq[1]) if direction else (lambda sq: sq[0]))
 
 
+@dataclass(frozen=True)
+class WrittenSquares:
+    """An absolute slip's written squares as the board's readers take them: the straightened slip
+    (``rectify_board``), the squares in reading order, their crops joined as one line (``cells_line``), the
+    written forms of the plays over them (``grid_candidates``) and the coordinate they start at."""
+
+    frame: np.ndarray
+    squares: tuple[SquareT, ...]
+    line: np.ndarray
+    cands: CandidateSet
+    coordinate: str
+
+
+BoardReader = Callable[[WrittenSquares], Scored]  # the written squares -> scored against the plays over them
+
+
+def line_reader(read_line: LineReader) -> BoardReader:
+    """A line recogniser as a board reader: the squares read as one line (``score_grid_line``)."""
+
+    def read(written: WrittenSquares) -> Scored:
+        return score_grid_line(*read_line(written.line), written.cands, written.coordinate)
+
+    return read
+
+
 def score_board(frame: np.ndarray, ordered: Sequence[SquareT], board: Board, rack: Sequence[Tile], lexicon: Lexicon,
-                readers: Sequence[LineReader], cache: PlacementCache) -> tuple[list[Scored], np.ndarray]:  # fmt: skip
-    """The written squares (``reading_order``) as one line (``cells_line``), scored by each of ``readers`` (a
-    reader maps a grey line to a recogniser's output on it and on its other views) against every legal play
-    over them (``score_grid_line``); and the line."""
+                readers: Sequence[BoardReader], cache: PlacementCache) -> tuple[list[Scored], np.ndarray]:  # fmt: skip
+    """The written squares (``reading_order``) scored by each of ``readers`` against every legal play over them;
+    and the squares' crops as one line (``cells_line``)."""
     line = cells_line(frame, ordered)
     rack_blanks = sum(1 for t in rack if t == BLANK)
     cands = grid_candidates(board, cache.get(board, rack, lexicon), ordered, rack_blanks)
-    coordinate = coordinate_of(ordered)
-    return [score_grid_line(*read_line(line), cands, coordinate) for read_line in readers], line
+    written = WrittenSquares(frame, tuple(ordered), line, cands, coordinate_of(ordered))
+    return [read(written) for read in readers], line
+
+
+def has_gap(ordered: Sequence[SquareT], board: Board) -> bool:
+    """Whether the written squares leave an empty square of the board between them: no play can be written so
+    (D.III.20.1.c: each letter of the main word in its square, the board's own letters may be left out), so a
+    square's writing was missed and what the others spell is not what the player wrote."""
+    (row0, col0), (row1, col1) = ordered[0], ordered[-1]
+    line = [(row0, c) for c in range(col0, col1 + 1)] if row0 == row1 else [(r, col0) for r in range(row0, row1 + 1)]
+    written = set(ordered)
+    return any(square not in written and board[square] == 0 for square in line)
 
 
 def decide_grid(frame: np.ndarray, written: Sequence[SquareT], board: Board, rack: Sequence[Tile], lexicon: Lexicon,
-                readers: Sequence[LineReader], thresholds: Thresholds,
+                readers: Sequence[BoardReader], thresholds: Sequence[Thresholds],
                 cache: PlacementCache) -> tuple[Decision, Scored | None, np.ndarray | None]:  # fmt: skip
     """The decision on an absolute slip's written squares (``written_cells``): ``several_plays`` when they
-    are not in one line, else the squares scored by each of ``readers`` (``score_board``) and decided as a
-    written play (``decide_scored``); the decision stands only where they all agree (``agreed``). The
-    scores returned are the first reader's."""
+    are not in one line, else the squares scored by each of ``readers`` (``score_board``) and decided
+    (``decide_board``). The scores returned are the first reader's."""
     ordered = reading_order(written)
     if ordered is None:
         return Decision("", None, None, "flagged", ("several_plays",), 0.0), None, None
     scored, line = score_board(frame, ordered, board, rack, lexicon, readers, cache)
-    decisions = [decide_scored(s, board, rack, lexicon, thresholds) for s in scored]
-    return agreed(decisions), scored[0], line
+    return decide_board(scored, ordered, board, rack, lexicon, thresholds), scored[0], line
+
+
+def decide_board(scored: Sequence[Scored], ordered: Sequence[SquareT], board: Board, rack: Sequence[Tile],
+                 lexicon: Lexicon, thresholds: Sequence[Thresholds]) -> Decision:  # fmt: skip
+    """Each reader's scores decided as a written play (``decide_scored``) under its own ``thresholds``; the
+    decision stands only where they all agree (``agreed``), and never where the squares leave a gap
+    (``has_gap``)."""
+    decision = agreed([decide_scored(s, board, rack, lexicon, limits) for s, limits in zip(scored, thresholds)])
+    if decision.verdict != "flagged" and has_gap(ordered, board):
+        return replace(decision, verdict="flagged", flags=("illegible",), score=None, notation=None, reason="")
+    return decision
 
 
 def agreed(decisions: Sequence[Decision]) -> Decision:

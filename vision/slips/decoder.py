@@ -86,6 +86,7 @@ class Thresholds:
     variants: int = 1  # how many views of the line are read and averaged (``lineimage.variants``)
     grid_accept: float = 0.0  # an absolute slip's board (``absolute``): its own acceptance threshold (0: ``accept``)
     confirmed_accept: float = 0.0  # to accept a play the raw reading writes too (``Scored.confirmed``; 0: ``accept``)
+    square_temperature: float = 0.0  # the board's square classifier's temperature (``squares``; 0: ``temperature``)
 
     def accept_for(self, confirmed: bool) -> float:
         """The confidence a play needs: ``confirmed_accept`` when the unconstrained reading writes it too."""

@@ -40,8 +40,9 @@ from .decoder import (
 )
 from .lineimage import BOARD_END_MARGIN, END_MARGIN, ink_of, prepare_line, variants
 from .qr import read_slip_qr
-from .recognizer import GRID_MODEL, GRID_SECOND_MODEL, Recognizer, default_recognizer
+from .recognizer import GRID_MODEL, Recognizer, default_recognizer
 from .register import PlainTemplate, find_slips
+from .squares import SquareRecognizer, default_square_recognizer, score_squares
 
 Position = tuple[Board, tuple[Tile, ...]]
 QrFacts = tuple[str, int, str]  # (game, table, player) as a slip's QR code says (``layout.qr_payload``)
@@ -178,24 +179,44 @@ def _same_position(a: Position, b: Position) -> bool:
 
 @dataclass(frozen=True)
 class GridReading:
-    """What reads the letters written on an absolute slip's board: a recogniser and its own thresholds, and
-    optionally a second recogniser (of different training) that must read the same play (``absolute.agreed``)."""
+    """What reads the letters written on an absolute slip's board: a line recogniser and its own thresholds, and
+    optionally a second line recogniser and the square classifier (``squares``), each of which must read the
+    same play (``absolute.agreed``). The square classifier decides at its own temperature
+    (``Thresholds.square_temperature``)."""
 
     recognizer: Recognizer
     thresholds: Thresholds
     second: Recognizer | None = None
+    squares: SquareRecognizer | None = None
 
-    def readers(self) -> list[absolute.LineReader]:
-        """Each recogniser as a reader of a grey line: its output on the line and on its other views."""
+    def readers(self) -> list[absolute.BoardReader]:
+        """Each recogniser as a reader of the written squares: the line recognisers read them joined as a line
+        (on its views, ``thresholds.variants``), the square classifier one by one."""
         models = [self.recognizer] + ([self.second] if self.second is not None else [])
-        return [functools.partial(_outputs_of, model, self.thresholds, end_margin=BOARD_END_MARGIN) for model in models]
+        readers = [absolute.line_reader(functools.partial(_outputs_of, model, self.thresholds,
+                                                          end_margin=BOARD_END_MARGIN)) for model in models]  # fmt: skip
+        if self.squares is not None:
+            readers.append(functools.partial(_squares_scored, self.squares))
+        return readers
+
+    def each(self, limits: Thresholds) -> list[Thresholds]:
+        """The thresholds each of ``readers`` decides with, given the line recognisers' ``limits``."""
+        each = [limits] * (1 + (self.second is not None))
+        if self.squares is not None:
+            each.append(replace(limits, temperature=limits.square_temperature or limits.temperature))
+        return each
+
+
+def _squares_scored(squares: SquareRecognizer, written: absolute.WrittenSquares) -> Scored:
+    """The written squares read one by one by the square classifier, scored against the plays over them."""
+    return score_squares(squares.read(written.frame, written.squares), written.cands, written.coordinate)
 
 
 def committed_grid_reading() -> GridReading:
-    """The committed board recognisers (``recognizer.GRID_MODEL``, ``GRID_SECOND_MODEL``) with the thresholds
-    calibrated for the two together."""
-    first, second = default_recognizer(GRID_MODEL), default_recognizer(GRID_SECOND_MODEL)
-    return GridReading(first, Thresholds.load(GRID_THRESHOLDS_FILE), second)
+    """The committed board readers: the line recogniser ``recognizer.GRID_MODEL`` and the square classifier
+    ``squares.SQUARE_MODEL``, which must agree, with the thresholds calibrated for the two together."""
+    line, squares = default_recognizer(GRID_MODEL), default_square_recognizer()
+    return GridReading(line, Thresholds.load(GRID_THRESHOLDS_FILE), squares=squares)
 
 
 class SlipReader:
@@ -349,7 +370,7 @@ class SlipReader:
         board, rack = position
         if grid is not None:  # absolute-board notation: the board's written squares, not the boxes
             decision, scored, _ = absolute.decide_grid(grid[0], grid[1], board, rack, self.lexicon, self.grid.readers(),
-                                                       self._grid_thresholds(), self.placements)  # fmt: skip
+                                                       self.grid.each(self._grid_thresholds()), self.placements)  # fmt: skip
             return decision, scored
         scored = self.score_line(line, board, rack)
         return decide_scored(scored, board, rack, self.lexicon, self.thresholds), scored

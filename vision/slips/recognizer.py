@@ -21,8 +21,7 @@ from .lineimage import prepare_line
 
 MODEL_DIR: Final = Path(__file__).resolve().parents[2] / "models" / "slips"
 DEFAULT_MODEL: Final = MODEL_DIR / "slip_recognizer.onnx"
-GRID_MODEL: Final = MODEL_DIR / "grid_recognizer.onnx"  # reads the letters written on an absolute slip's board
-GRID_SECOND_MODEL: Final = MODEL_DIR / "grid_recognizer_second.onnx"  # reads them too: the two must agree
+GRID_MODEL: Final = MODEL_DIR / "grid_recognizer.onnx"  # reads the letters written on an absolute slip's board as a line
 
 
 class ModelError(RuntimeError):
@@ -58,6 +57,5 @@ class Recognizer:
 
 @lru_cache(maxsize=3)
 def default_recognizer(model: Path = DEFAULT_MODEL) -> Recognizer:
-    """A committed model (the play lines' by default; ``GRID_MODEL``, ``GRID_SECOND_MODEL`` for boards), loaded
-    once per process."""
+    """A committed model (the play lines' by default; ``GRID_MODEL`` for boards), loaded once per process."""
     return Recognizer(model)
