@@ -364,7 +364,7 @@ def decide_board(scored: Sequence[Scored], ordered: Sequence[SquareT], board: Bo
     """Each reader's scores decided as a written play (``decide_scored``) under its own ``thresholds``; the
     decision stands only where they all agree (``agreed``), and never where the squares leave a gap
     (``has_gap``)."""
-    decision = agreed([decide_scored(s, board, rack, lexicon, limits) for s, limits in zip(scored, thresholds)])
+    decision = agreed([decide_scored(s, board, rack, lexicon, limits) for s, limits in zip(scored, thresholds, strict=True)])
     if decision.verdict != "flagged" and has_gap(ordered, board):
         return replace(decision, verdict="flagged", flags=("illegible",), score=None, notation=None, reason="")
     return decision
@@ -372,9 +372,10 @@ def decide_board(scored: Sequence[Scored], ordered: Sequence[SquareT], board: Bo
 
 def agreed(decisions: Sequence[Decision]) -> Decision:
     """The first decision where every one is the same verdict on the same play and score, as sure as the least
-    sure of them; else the first one flagged ``illegible`` (two recognisers of different training rarely share
-    a confident misreading: on 2,000 calibration boards the surest wrong decision the two agreed on was 0.90
-    sure, against 0.97 for the better one alone, ``models/slips/MODEL_CARD.md``)."""
+    sure of them; else the first one flagged ``illegible`` (readers of different kinds rarely share a confident
+    misreading: on 2,000 calibration boards the surest wrong decision the line recogniser and the square
+    classifier agreed on was 0.90 sure, against 0.97 for the line recogniser alone and 0.95 for the square
+    classifier alone, ``models/slips/MODEL_CARD.md``)."""
     first = decisions[0]
     if first.verdict == "flagged":
         return first
