@@ -163,6 +163,26 @@ def test_a_faint_broken_letter_starting_the_word_is_a_written_square(printed: Lo
     assert absolute.written_cells(frame) == [(6, 4), (6, 5), (6, 6), (6, 7)]
 
 
+def test_a_small_letter_between_written_squares_joins_them(printed: LocatedSlip) -> None:
+    """A small C (short strokes, under 40 % of the square high) between clear letters of a word is part of the
+    word; the same C alone, off any line, is no writing."""
+    assert printed.board is not None
+    frame = printed.board.copy()
+    clear = [(0.5, 0.15, 0.5, 0.85), (0.25, 0.5, 0.75, 0.5)]
+    small_c = [(0.62, 0.4, 0.4, 0.4), (0.4, 0.4, 0.38, 0.5), (0.38, 0.5, 0.4, 0.58), (0.4, 0.58, 0.62, 0.58),
+               (0.62, 0.43, 0.43, 0.43), (0.43, 0.43, 0.41, 0.5), (0.41, 0.5, 0.43, 0.55), (0.43, 0.55, 0.62, 0.55)]
+    for square in ((3, 2), (3, 3), (3, 5), (3, 6)):
+        _ink_in(frame, square, clear)
+    _ink_in(frame, (3, 4), small_c)
+    _ink_in(frame, (10, 10), small_c)
+    assert absolute.written_cells(frame) == [(3, 2), (3, 3), (3, 4), (3, 5), (3, 6)]
+    down = printed.board.copy()
+    for square in ((2, 9), (4, 9)):
+        _ink_in(down, square, clear)
+    _ink_in(down, (3, 9), small_c)
+    assert absolute.written_cells(down) == [(2, 9), (3, 9), (4, 9)]
+
+
 def test_the_board_has_its_own_recogniser_and_thresholds(file2017: Lexicon) -> None:
     """The committed reader reads boards with the board's line recogniser and the square classifier and the
     thresholds calibrated for them (the classifier at its own temperature); a recogniser on trial, passed

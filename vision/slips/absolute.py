@@ -145,8 +145,9 @@ def written_cells(frame: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> lis
     """The squares with writing in them: ink (``INK_CONTRAST`` under the paper, less for a faint pencil but
     never under ``FAINT_CONTRAST``) over 1.2 % of a square's inside, as a stroke at least 40 % of the square
     high or over 8 % of it (a stroke straying over a line from the next square is short). A square that
-    carries on the line of such squares at either end needs only ``LINE_END_INK`` of ink, whatever its
-    strokes' height: a faint letter written in broken strokes (a thin T) still starts the word."""
+    carries on the line of such squares at either end, or lies between two of them, needs only
+    ``LINE_END_INK`` of ink, whatever its strokes' height: a faint letter written in broken strokes (a thin T)
+    still starts the word, and a small C still joins the letters on either side of it."""
     paper = paper_level(frame, px_per_mm)
     insides = {(row, col): frame[slice(*cell_box(row, col, px_per_mm, inset=0.6)[1::2]),
                                  slice(*cell_box(row, col, px_per_mm, inset=0.6)[0::2])]
@@ -164,7 +165,7 @@ def written_cells(frame: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> lis
         big = [i for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] >= 10]
         if any(stats[i, cv2.CC_STAT_HEIGHT] >= 0.4 * ink.shape[0] for i in big) or ink.mean() >= 0.08:
             written.add(square)
-    return sorted(written | _line_ends(written, inked))
+    return sorted(written | _line_ends(written, inked) | _line_gaps(written, inked))
 
 
 def _line_ends(written: set[SquareT], inked: dict[SquareT, float]) -> set[SquareT]:
@@ -180,6 +181,16 @@ def _line_ends(written: set[SquareT], inked: dict[SquareT, float]) -> set[Square
             added.add(square)
             square = (square[0] + sign * step[0], square[1] + sign * step[1])
     return added
+
+
+def _line_gaps(written: set[SquareT], inked: dict[SquareT, float]) -> set[SquareT]:
+    """Squares with ``LINE_END_INK`` of ink between the first and the last of ``written`` squares in one line."""
+    line = in_one_line(sorted(written)) if len(written) >= 2 else None
+    if line is None:
+        return set()
+    (row0, col0), (row1, col1) = min(written), max(written)
+    between = [(row0, c) for c in range(col0, col1)] if line else [(r, col0) for r in range(row0, row1)]
+    return {square for square in between if square not in written and inked.get(square, 0.0) >= LINE_END_INK}
 
 
 def in_one_line(squares: Sequence[SquareT]) -> bool | None:
