@@ -25,7 +25,7 @@ from rules_core.notation import Play
 from vision.slips import absolute, layout, unipen
 from vision.slips import handwriting as hw
 from vision.slips.lineimage import BOARD_END_MARGIN, prepare_line
-from vision.slips.squares import LETTER_INDEX, square_image
+from vision.slips.squares import LETTER_INDEX, square_cells, square_image
 from vision.slips.tokens import encode
 
 from .allographs import ALL_CHARS, AllographWriter
@@ -316,10 +316,9 @@ def make_grid_squares(rng: np.random.Generator, words: Sequence[str], pool: Sequ
     frame, squares, tiles = _board_word(rng, words, pool, emphasis, slip, two_circles=True)
     paper = absolute.paper_level(frame)
     out = []
-    for (row, col), tile in zip(squares, tiles):
-        x0, y0, x1, y1 = absolute.cell_box(row, col)
+    for square, tile in zip(squares, tiles):
         dx, dy = (int(v) for v in rng.integers(-1, 2, 2))
+        (cell,) = square_cells(frame, [square], dx, dy)
         text = label(tile)
-        cell = frame[max(0, y0 + dy) : y1 + dy, max(0, x0 + dx) : x1 + dx]
         out.append((square_image(cell, paper), LETTER_INDEX[text.upper()], int(text.islower())))
     return out

@@ -23,7 +23,7 @@ where the written squares leave an empty square between them (``has_gap``).
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
@@ -185,12 +185,15 @@ def _line_ends(written: set[SquareT], inked: dict[SquareT, float]) -> set[Square
 
 def _line_gaps(written: set[SquareT], inked: dict[SquareT, float]) -> set[SquareT]:
     """Squares with ``LINE_END_INK`` of ink between the first and the last of ``written`` squares in one line."""
-    line = in_one_line(sorted(written)) if len(written) >= 2 else None
-    if line is None:
+    if len(written) < 2 or in_one_line(sorted(written)) is None:
         return set()
-    (row0, col0), (row1, col1) = min(written), max(written)
-    between = [(row0, c) for c in range(col0, col1)] if line else [(r, col0) for r in range(row0, row1)]
-    return {square for square in between if square not in written and inked.get(square, 0.0) >= LINE_END_INK}
+    return {square for square in span(written) if square not in written and inked.get(square, 0.0) >= LINE_END_INK}
+
+
+def span(squares: Collection[SquareT]) -> list[SquareT]:
+    """Every square of the line from the first of ``squares`` to the last (all in one row or one column)."""
+    (row0, col0), (row1, col1) = min(squares), max(squares)
+    return [(row0, c) for c in range(col0, col1 + 1)] if row0 == row1 else [(r, col0) for r in range(row0, row1 + 1)]
 
 
 def in_one_line(squares: Sequence[SquareT]) -> bool | None:
@@ -351,10 +354,8 @@ def has_gap(ordered: Sequence[SquareT], board: Board) -> bool:
     """Whether the written squares leave an empty square of the board between them: no play can be written so
     (D.III.20.1.c: each letter of the main word in its square, the board's own letters may be left out), so a
     square's writing was missed and what the others spell is not what the player wrote."""
-    (row0, col0), (row1, col1) = ordered[0], ordered[-1]
-    line = [(row0, c) for c in range(col0, col1 + 1)] if row0 == row1 else [(r, col0) for r in range(row0, row1 + 1)]
     written = set(ordered)
-    return any(square not in written and board[square] == 0 for square in line)
+    return any(square not in written and board[square] == 0 for square in span(written))
 
 
 def decide_grid(frame: np.ndarray, written: Sequence[SquareT], board: Board, rack: Sequence[Tile], lexicon: Lexicon,
