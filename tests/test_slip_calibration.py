@@ -14,13 +14,41 @@ def test_confirmed_and_chosen_plays_each_get_a_threshold_just_above_their_surest
     """No wrong decision let through: a wrong play the raw reading wrote too at 0.70 sets ``confirmed_accept``,
     one chosen over the raw reading at 0.95 sets ``accept``; right plays count where they clear their own."""
     decided = [
-        (accepted(0.70, False), 5.0, True),
-        (accepted(0.80, True), 5.0, True),  # confirmed: passes 0.7005
-        (accepted(0.95, False), 5.0, False),
-        (accepted(0.90, True), 5.0, False),  # chosen over the reading: below 0.9505, flagged
-        (accepted(0.99, True), 5.0, False),
+        (accepted(0.70, False), 5.0, True, 0.0),
+        (accepted(0.80, True), 5.0, True, 0.0),  # confirmed: passes 0.7005
+        (accepted(0.95, False), 5.0, False, 0.0),
+        (accepted(0.90, True), 5.0, False, 0.0),  # chosen over the reading: below 0.9505, flagged
+        (accepted(0.99, True), 5.0, False, 0.0),
     ]
     limits, right, wrong = choose(decided, allowed=0)
     assert (limits["confirmed_accept"], limits["accept"]) == (0.7005, 0.9505)
     assert wrong == 0
     assert right == 2 / 5  # of the five correctly written slips
+
+
+def test_plays_read_as_written_glyph_by_glyph_get_a_third_threshold_above_their_surest_wrong_one() -> None:
+    """A play whose characters the glyph classifier reads as written (0.9 or more each) needs only the
+    confidence just above the surest wrong play so read (never under one half); one it reads otherwise keeps
+    ``accept``."""
+    decided = [
+        (accepted(0.95, False), 5.0, False, 0.2),  # wrong, glyphs disagree: sets accept
+        (accepted(0.55, False), 5.0, False, 0.95),  # wrong, glyphs agree: sets glyph_accept
+        (accepted(0.60, True), 5.0, False, 0.97),  # passes 0.5505 by its glyphs
+        (accepted(0.80, True), 5.0, False, 0.5),  # glyphs unsure: below accept, flagged
+        (accepted(0.99, True), 5.0, False, 0.0),
+    ]
+    limits, right, wrong = choose(decided, allowed=0, sures=(1.0, 0.9))
+    assert (limits["accept"], limits["glyph_accept"], limits["glyph_sure"]) == (0.9505, 0.5505, 0.9)
+    assert wrong == 0
+    assert right == 2 / 5
+    off, right_off, _ = choose(decided, allowed=0)
+    assert off["glyph_accept"] == 0.0 and right_off == 1 / 5
+
+
+def test_with_the_glyph_path_a_wrong_zero_the_glyphs_refuse_does_not_set_the_invalid_threshold() -> None:
+    """A reading scored 0 as written wrongly at 0.9, which the glyph classifier does not read as written, is
+    flagged by the glyphs: ``invalid`` stays at its floor; without the glyph path it sets ``invalid``."""
+    wrong_zero = Outcome("clean", "invalid", (), "H8 CASAX", 0, 0.9, "reading", False, True, True, 1.0, None, 0.0)
+    decided = [(wrong_zero, 5.0, False, 0.2), (accepted(0.99, True), 5.0, False, 0.95)]
+    assert choose(decided, allowed=0, sures=(0.9,))[0]["invalid"] == 0.6
+    assert choose(decided, allowed=0)[0]["invalid"] == 0.9005

@@ -44,9 +44,10 @@ from rules_core.lexicon import Lexicon
 from vision.slips.decoder import (
     THRESHOLDS_FILE, CandidateCache, Scored, Thresholds, decide_scored, lead, options_of, pick, score_line,
 )  # fmt: skip
+from vision.slips.glyphs import GLYPH_MODEL, GlyphRecognizer, check_plays
 from vision.slips.lineimage import VIEWS, prepare_line, variants
 from vision.slips.reader import SlipReader
-from vision.slips.recognizer import Recognizer
+from vision.slips.recognizer import Recognizer, default_recognizer
 
 from .cases import Case, Outcome, judge, make_cases, writers_for
 
@@ -60,6 +61,7 @@ VARIANTS = (1, 3, 5)  # the line alone; with narrow and wide; with the two shear
 TEMPERATURES = (1.0, 1.5)
 PRIORS = (4.0, 6.0, 8.0, 10.0, 12.0)
 MARGINS = (0.0, 1.0, 2.0, 3.0)
+GLYPH_SURES = (1.0, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9)  # the glyph classifier's lowest probability a play's characters need (1: off)
 
 
 @dataclass
@@ -67,9 +69,11 @@ class Read:
     case: Case
     log_probs: list[np.ndarray] | None  # the play line's, then each view's (``VIEWS`` order)
     round_scored: list[tuple[str, float, bool]] | None
+    prepared: np.ndarray | None = None  # the play line as the recogniser reads it (float16), for the glyphs
 
 
-Decided = tuple[Outcome, float, bool]  # an outcome decided without thresholds, its lead in nats, confirmed
+# an outcome decided without thresholds, its lead in nats, confirmed, its characters read one by one (lowest)
+Decided = tuple[Outcome, float, bool, float]
 
 
 def read_all(reader: SlipReader, lexicon: Lexicon, count: int, sets: tuple[str, ...] = SETS) -> list[Read]:
@@ -81,13 +85,14 @@ def read_all(reader: SlipReader, lexicon: Lexicon, count: int, sets: tuple[str, 
             fixed = (position.board, position.rack)
             found = reader.read_slip(case.scan, lambda _: fixed, (), ROUNDS, current=case.round)
             result = found[0] if found else None
-            log_probs = None
+            log_probs, line = None, None
             if result is not None and result.line is not None:
                 prepared = prepare_line(result.line)
                 views = [prepared] + variants(prepared, len(VIEWS))
                 log_probs = [reader.recognizer.log_probs(v) for v in views]
+                line = prepared.astype(np.float16)
             kept = replace(case, scan=np.zeros((0, 0), np.uint8))  # the scan is not needed again
-            reads.append(Read(kept, log_probs, result.round_scored if result else None))
+            reads.append(Read(kept, log_probs, result.round_scored if result else None, line))
     return reads
 
 
@@ -99,8 +104,9 @@ def above(wrong: list[float], allowed: int, floor: float) -> float:
     return round(min(0.9999, max(floor, ranked[allowed] + 0.0005)), 4)
 
 
-def score_all(reads: list[Read], lexicon: Lexicon, count: int) -> list[Scored | None]:
-    """Each slip's play line scored on its first ``count`` views (the line itself first)."""
+def score_all(reads: list[Read], lexicon: Lexicon, count: int, glyphs: GlyphRecognizer | None = None) -> list[Scored | None]:
+    """Each slip's play line scored on its first ``count`` views (the line itself first), its likeliest plays
+    read glyph by glyph too with ``glyphs`` (``glyphs.check_plays``)."""
     cache = CandidateCache()
     out: list[Scored | None] = []
     for read in reads:
@@ -109,7 +115,11 @@ def score_all(reads: list[Read], lexicon: Lexicon, count: int) -> list[Scored | 
             continue
         position = Position.from_cgp(read.case.cgp)
         cands = cache.get(position.board, position.rack, lexicon)
-        out.append(score_line(read.log_probs[0], cands, views=read.log_probs[1:count]))
+        scored = score_line(read.log_probs[0], cands, views=read.log_probs[1:count])
+        if glyphs is not None and read.prepared is not None:
+            prepared = read.prepared.astype(np.float32)
+            scored = replace(scored, glyphs=check_plays(glyphs, prepared, read.log_probs[0], scored, cands))
+        out.append(scored)
     return out
 
 
@@ -117,7 +127,7 @@ def decide_free(reads: list[Read], scored: list[Scored | None], lexicon: Lexicon
                 limits: Thresholds) -> list[Decided | None]:  # fmt: skip
     """Each slip decided with no threshold: its outcome, how far its best option leads, and whether
     the unconstrained reading writes the play chosen (``decoder.confirmed_plays``)."""
-    free = replace(limits, accept=0.0, invalid=0.0, margin=-1.0, confirmed_accept=0.0)
+    free = replace(limits, accept=0.0, invalid=0.0, margin=-1.0, confirmed_accept=0.0, glyph_accept=0.0)
     decided: list[Decided | None] = []
     for read, line in zip(reads, scored):
         if line is None:
@@ -127,36 +137,47 @@ def decide_free(reads: list[Read], scored: list[Scored | None], lexicon: Lexicon
         decision = decide_scored(line, position.board, position.rack, lexicon, free)
         outcome = judge(read.case, decision.to_json(), 0.0)
         options = options_of(line, limits)
-        decided.append((outcome, lead(options), decision.play in line.confirmed))
+        checked = decision.options[0].text if decision.verdict == "invalid" and decision.options else decision.play
+        glyphs = line.glyphs.get(checked, 0.0) if checked else 0.0
+        decided.append((outcome, lead(options), decision.play in line.confirmed, glyphs))
     return decided
 
 
-def choose(decided: list[Decided | None], allowed: int) -> tuple[dict[str, float], float, int]:
+def choose(decided: list[Decided | None], allowed: int,
+           sures: tuple[float, ...] = (1.0,)) -> tuple[dict[str, float], float, int]:  # fmt: skip
     """The best margin with its thresholds (``allowed`` wrong decisions let through in all), the share
     of correct slips then right without a flag, and the wrong decisions let through.
 
     Accepted plays are split in two, each with its own threshold: those the unconstrained reading
-    writes too (``confirmed_accept``) and the others (``accept``)."""
+    writes too (``confirmed_accept``) and the others (``accept``). For each of ``sures``, plays whose
+    characters the glyph classifier reads as written with at least that probability get a third,
+    ``glyph_accept``, just above the surest wrong one among them (none let through, never under one half;
+    ``sures`` (1.0,): none), and a reading is scored 0 as written only where they read it so too."""
     correct = sum(1 for d in decided if d and d[0].kind in ("clean", "oriented"))
     best: tuple[dict[str, float], float, int] | None = None
     for margin in MARGINS:
-        sure = [(o, confirmed) for d in decided if d for o, gap, confirmed in [d]
+        sure = [(o, confirmed, glyphs) for d in decided if d for o, gap, confirmed, glyphs in [d]
                 if gap >= margin and o.verdict != "flagged"]  # fmt: skip
         for wrong_accepts, wrong_confirmed in _splits(allowed):
-            accept = above([o.confidence for o, c in sure if o.verdict == "accepted" and o.silent_error and not c],
+            accept = above([o.confidence for o, c, _ in sure if o.verdict == "accepted" and o.silent_error and not c],
                            wrong_accepts - wrong_confirmed, 0.5)  # fmt: skip
-            confirmed_accept = above([o.confidence for o, c in sure if o.verdict == "accepted" and o.silent_error
+            confirmed_accept = above([o.confidence for o, c, _ in sure if o.verdict == "accepted" and o.silent_error
                                       and c], wrong_confirmed, 0.5)  # fmt: skip
-            invalid = above([o.confidence for o, _ in sure if o.verdict == "invalid" and o.silent_error],
-                            allowed - wrong_accepts, 0.6)  # fmt: skip
-            limits = {"accept": accept, "confirmed_accept": confirmed_accept, "invalid": invalid}
-            chosen = Thresholds(**limits)
-            passed = [o for o, c in sure
-                      if o.confidence >= (chosen.accept_for(c) if o.verdict == "accepted" else chosen.invalid)]  # fmt: skip
-            right = sum(1 for o in passed if o.right and o.kind in ("clean", "oriented")) / max(1, correct)
-            wrong = sum(1 for o in passed if o.silent_error)
-            if best is None or right > best[1]:
-                best = ({**limits, "margin": margin}, right, wrong)
+            for glyph_sure in sures:
+                invalid = above([o.confidence for o, _, g in sure if o.verdict == "invalid" and o.silent_error
+                                 and (glyph_sure >= 1.0 or g >= glyph_sure)], allowed - wrong_accepts, 0.6)  # fmt: skip
+                glyph_accept = 0.0 if glyph_sure >= 1.0 else above(
+                    [o.confidence for o, _, g in sure if o.verdict == "accepted" and o.silent_error and g >= glyph_sure],
+                    0, 0.5)  # fmt: skip
+                limits = {"accept": accept, "confirmed_accept": confirmed_accept, "invalid": invalid,
+                          "glyph_accept": glyph_accept, "glyph_sure": glyph_sure}  # fmt: skip
+                chosen = Thresholds(**limits)
+                passed = [o for o, c, g in sure if (o.confidence >= chosen.accept_for(c, g) if o.verdict == "accepted"
+                                                    else o.confidence >= chosen.invalid and chosen.read_as_written(g))]
+                right = sum(1 for o in passed if o.right and o.kind in ("clean", "oriented")) / max(1, correct)
+                wrong = sum(1 for o in passed if o.silent_error)
+                if best is None or right > best[1]:
+                    best = ({**limits, "margin": margin}, right, wrong)
     assert best is not None
     return best
 
@@ -191,22 +212,26 @@ def main() -> None:
     parser.add_argument("--sets", default=",".join(SETS), help="calibration sets (cases.writers_for), comma-separated")
     parser.add_argument("--cache", type=Path, help="keep the reads here (reused for the same model)")
     parser.add_argument("--model", type=Path, help="recogniser ONNX model (default: the committed one)")
+    parser.add_argument("--glyphs", type=Path, default=GLYPH_MODEL,
+                        help="glyph classifier ONNX model (glyphs.GLYPH_MODEL); a missing file: no glyph path")
     parser.add_argument("--out", type=Path, default=THRESHOLDS_FILE)
     args = parser.parse_args()
     lexicon = Lexicon.load(LEXICON)
     base = Thresholds.load()
-    recognizer = Recognizer(args.model) if args.model else None
+    recognizer = Recognizer(args.model) if args.model else default_recognizer()
     reader = SlipReader(lexicon, recognizer, thresholds=replace(base, variants=1))
+    glyphs = GlyphRecognizer(args.glyphs) if args.glyphs.exists() else None
     sets = tuple(args.sets.split(","))
     reads = cached_reads(reader, lexicon, args.count, args.cache, sets)
     allowed = int(args.rate * len(reads))
     trials: dict[tuple[int, float, float], tuple[dict[str, float], float, int]] = {}
     for count in VARIANTS:
-        scored = score_all(reads, lexicon, count)
+        scored = score_all(reads, lexicon, count, glyphs)
         for temperature in TEMPERATURES:
             for prior in PRIORS:
                 limits = replace(base, reading_prior=prior, temperature=temperature)
-                trials[(count, temperature, prior)] = choose(decide_free(reads, scored, lexicon, limits), allowed)
+                decided = decide_free(reads, scored, lexicon, limits)
+                trials[(count, temperature, prior)] = choose(decided, allowed, GLYPH_SURES if glyphs else (1.0,))
                 chosen, right, wrong = trials[(count, temperature, prior)]
                 print(json.dumps({"variants": count, "temperature": temperature, "reading_prior": prior,
                                   "right_without_flag": round(right, 4), "wrong": wrong, **chosen}), flush=True)  # fmt: skip
@@ -230,7 +255,7 @@ def main() -> None:
         "correct_right_without_flag_on_calibration": round(trials[key][1], 4),
         "wrong_let_through_on_calibration": trials[key][2],
         "made_by": f"python -m models.slips.calibrate --count {args.count} --rate {args.rate} "
-                   f"--field-rate {args.field_rate} --sets {args.sets}",
+                   f"--field-rate {args.field_rate} --sets {args.sets}" + ("" if glyphs else " (no glyphs)"),
     }
     args.out.write_text(json.dumps(record, indent=1) + "\n")
     print(json.dumps(record, indent=1))

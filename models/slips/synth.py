@@ -22,9 +22,11 @@ import numpy as np
 
 from rules_core.alphabet import as_blank, label, split_letters, tiles_from_text, word_text
 from rules_core.notation import Play
-from vision.slips import absolute, layout, unipen
+from vision.slips import absolute, ctc, glyphs, layout, unipen
 from vision.slips import handwriting as hw
+from vision.slips.decoder import unseparated
 from vision.slips.lineimage import BOARD_END_MARGIN, prepare_line
+from vision.slips.recognizer import default_recognizer
 from vision.slips.squares import LETTER_INDEX, square_cells, square_image
 from vision.slips.tokens import encode
 
@@ -322,3 +324,20 @@ def make_grid_squares(rng: np.random.Generator, words: Sequence[str], pool: Sequ
         text = label(tile)
         out.append((square_image(cell, paper), LETTER_INDEX[text.upper()], int(text.islower())))
     return out
+
+
+def line_glyphs(sample: Sample, rng: np.random.Generator | None) -> list[tuple[np.ndarray, int, int]]:
+    """(window, glyph class, circled) of each capital and digit of a sample line, cut where the committed
+    line recogniser's best path through the true text puts it (moved by N(0, 1) px with ``rng``)."""
+    text = unseparated(sample.text)
+    if not text:
+        return []
+    log_probs = default_recognizer().log_probs(sample.image)
+    spans = glyphs.align(ctc.absorb(log_probs, glyphs.SEPARATORS), encode(text))
+    if spans is None:
+        return []
+    centres = glyphs.centres_of(spans)
+    reads = glyphs.glyph_labels(text)
+    moved = [centres[i] + (float(rng.normal(0, 1.0)) if rng is not None else 0.0) for i, _, _ in reads]
+    cut = glyphs.windows(sample.image, moved)
+    return [(cut[k], g, c) for k, (_, g, c) in enumerate(reads)]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -67,7 +68,10 @@ def _augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
     return torch.where(thick, F.max_pool2d(x, 3, 1, 1), x)
 
 
-def train(data: list[Path], epochs: float, lr: float, batch: int, seed: int, out: Path) -> None:
+def train(data: list[Path], epochs: float, lr: float, batch: int, seed: int, out: Path,
+          classes: int = len(LETTERS)) -> None:  # fmt: skip
+    """Train a ``SquareNet`` of ``classes`` (the letters; the glyph classifier's 37) on ``data`` (X, L, C) and save
+    its weights to ``out``."""
     torch.manual_seed(seed)
     torch.set_num_threads(1)
     parts = [np.load(path) for path in data]
@@ -75,7 +79,7 @@ def train(data: list[Path], epochs: float, lr: float, batch: int, seed: int, out
     letters = torch.from_numpy(np.concatenate([p["L"] for p in parts]).astype(np.int64))
     circled = torch.from_numpy(np.concatenate([p["C"] for p in parts]).astype(np.int64))
     steps = int(epochs * len(images) / batch)
-    net = SquareNet()
+    net = SquareNet(classes=classes)
     optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, lr, total_steps=steps, pct_start=0.15)
     g = torch.Generator().manual_seed(seed)
@@ -84,8 +88,7 @@ def train(data: list[Path], epochs: float, lr: float, batch: int, seed: int, out
     for step in range(steps):
         pick = torch.randint(0, len(images), (batch,), generator=g)
         output = net(_augment(images[pick].float().unsqueeze(1) / 255.0, g))
-        loss = F.nll_loss(output[:, : len(LETTERS)], letters[pick]) + 0.5 * F.nll_loss(output[:, len(LETTERS) :],
-                                                                                       circled[pick])  # fmt: skip
+        loss = F.nll_loss(output[:, :classes], letters[pick]) + 0.5 * F.nll_loss(output[:, classes:], circled[pick])
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
@@ -97,25 +100,26 @@ def train(data: list[Path], epochs: float, lr: float, batch: int, seed: int, out
     torch.save(net.state_dict(), out)
 
 
-def export(weights: Path, out: Path) -> None:
-    """The weights as ONNX (input ``squares`` (N, 1, 32, 32), output ``log_probs`` (N, 30)), the letters in
-    its metadata, checked against PyTorch."""
+def export(weights: Path, out: Path, classes: Sequence[str] = LETTERS, name: str = "squares",
+           key: str = "letters") -> None:  # fmt: skip
+    """The weights as ONNX (input ``name`` (N, 1, 32, 32), output ``log_probs`` (N, classes + 2)), the classes in
+    its metadata under ``key``, checked against PyTorch."""
     import onnx
     import onnxruntime
 
-    net = SquareNet()
+    net = SquareNet(classes=len(classes))
     net.load_state_dict(torch.load(weights, map_location="cpu"))
     net.eval()
     example = torch.rand(4, 1, SIZE, SIZE)
-    torch.onnx.export(net, (example,), str(out), input_names=["squares"], output_names=["log_probs"],
-                      dynamic_axes={"squares": {0: "n"}, "log_probs": {0: "n"}}, opset_version=17, dynamo=False)  # fmt: skip
+    torch.onnx.export(net, (example,), str(out), input_names=[name], output_names=["log_probs"],
+                      dynamic_axes={name: {0: "n"}, "log_probs": {0: "n"}}, opset_version=17, dynamo=False)  # fmt: skip
     model = onnx.load(str(out))
-    onnx.helper.set_model_props(model, {"letters": " ".join(LETTERS)})
+    onnx.helper.set_model_props(model, {key: " ".join(classes)})
     onnx.save(model, str(out))
     session = onnxruntime.InferenceSession(str(out), providers=["CPUExecutionProvider"])
     x = np.random.default_rng(0).random((7, 1, SIZE, SIZE), dtype=np.float32)
     expected = net(torch.from_numpy(x)).detach().numpy()
-    if not np.allclose(session.run(None, {"squares": x})[0], expected, atol=1e-4):
+    if not np.allclose(session.run(None, {name: x})[0], expected, atol=1e-4):
         raise SystemExit("ONNX and PyTorch differ")
     print(f"{out}: {out.stat().st_size / 1e6:.2f} MB, checked against PyTorch")
 

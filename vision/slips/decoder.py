@@ -27,7 +27,9 @@ reading goes on past its last letter (``says_more``) is never accepted. A play t
 unconstrained reading writes too (``confirmed_plays``) needs ``confirmed_accept``,
 one the round's knowledge chose over what the reading says needs ``accept``: on the
 calibration slips the confident wrong acceptances were nearly all of the second kind
-(a phony's last letter read as the legal play's). Thresholds come from
+(a phony's last letter read as the legal play's). A play whose characters the glyph classifier
+(``glyphs``: each character read alone, where the line recogniser places it) reads as written, each with
+``glyph_sure`` or more, needs no more than ``glyph_accept``. Thresholds come from
 ``models/slips/thresholds.json``, chosen on calibration slips written by hands
 used neither in training nor by the benchmark (``models/slips/calibrate.py``).
 """
@@ -37,8 +39,8 @@ from __future__ import annotations
 import json
 import re
 from collections import OrderedDict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
@@ -86,11 +88,23 @@ class Thresholds:
     variants: int = 1  # how many views of the line are read and averaged (``lineimage.variants``)
     grid_accept: float = 0.0  # an absolute slip's board (``absolute``): its own acceptance threshold (0: ``accept``)
     confirmed_accept: float = 0.0  # to accept a play the raw reading writes too (``Scored.confirmed``; 0: ``accept``)
+    glyph_accept: float = 0.0  # to accept a play whose characters the glyph classifier reads as written (0: never)
+    glyph_sure: float = 1.0  # ... each at least this probability (``Scored.glyphs``, ``glyphs.glyph_check``)
     square_temperature: float = 0.0  # the board's square classifier's temperature (``squares``; 0: ``temperature``)
 
-    def accept_for(self, confirmed: bool) -> float:
-        """The confidence a play needs: ``confirmed_accept`` when the unconstrained reading writes it too."""
-        return self.confirmed_accept if confirmed and self.confirmed_accept > 0.0 else self.accept
+    def accept_for(self, confirmed: bool, glyphs: float = 0.0) -> float:
+        """The confidence a play needs: ``confirmed_accept`` when the unconstrained reading writes it too, and
+        no more than ``glyph_accept`` when the glyph classifier reads each of its characters as written with
+        ``glyph_sure`` or more (``glyphs``: the lowest of those probabilities)."""
+        needed = self.confirmed_accept if confirmed and self.confirmed_accept > 0.0 else self.accept
+        if self.glyph_accept > 0.0 and glyphs >= self.glyph_sure:
+            return min(needed, self.glyph_accept)
+        return needed
+
+    def read_as_written(self, glyphs: float) -> bool:
+        """Whether a reading may be scored 0 as written: with the glyph path on (``glyph_accept``), only where
+        the glyph classifier reads each of its characters as written with ``glyph_sure`` or more."""
+        return self.glyph_accept <= 0.0 or glyphs >= self.glyph_sure
 
     @classmethod
     def load(cls, path: Path = THRESHOLDS_FILE) -> Thresholds:
@@ -169,6 +183,15 @@ class CandidateSet:
             if cand.kind == "play":
                 out.setdefault(cand.play.partition(" ")[2], set()).add(cand.play)
         return {word: frozenset(plays) for word, plays in out.items()}
+
+    @cached_property
+    def forms(self) -> dict[str, tuple[str, ...]]:
+        """Each legal play's written forms (``H8CASa``, ``H8CASa→``, ``8HCASa↓``...) by its canonical notation."""
+        out: dict[str, list[str]] = {}
+        for cand in self.candidates:
+            if cand.kind == "play":
+                out.setdefault(cand.play, []).append(cand.text)
+        return {play: tuple(texts) for play, texts in out.items()}
 
     @classmethod
     def build(cls, board: Board, rack: Sequence[Tile], lexicon: Lexicon) -> CandidateSet:
@@ -308,6 +331,7 @@ class Scored:
     raw: str
     entries: tuple[tuple[str, str, int | None, float], ...]
     confirmed: frozenset[str] = frozenset()  # the plays the raw reading writes too (``confirmed_plays``)
+    glyphs: Mapping[str, float] = field(default_factory=dict)  # play -> its characters read one by one (``glyphs``)
 
 
 def score_line(log_probs: np.ndarray, cands: CandidateSet, beam: int = 8,
@@ -410,12 +434,13 @@ def decide_scored(scored: Scored, board: Board, rack: Sequence[Tile], lexicon: L
     confidence = best.probability
     sure = lead(options) >= limits.margin
     if best.kind == "play":
-        if confidence >= limits.accept_for(best.text in scored.confirmed) and sure and not says_more(raw, best.text):
+        needed = limits.accept_for(best.text in scored.confirmed, scored.glyphs.get(best.text, 0.0))
+        if confidence >= needed and sure and not says_more(raw, best.text):
             return Decision(reading, best.text, best.score, "accepted", (), confidence, shown, notation=best.text)
         return Decision(reading, best.text, None, "flagged", ("illegible",), confidence, shown)
     if best.kind in ("unmarked_blank", "coordinate_order"):
         return Decision(reading, best.text, None, "flagged", (best.kind,), confidence, shown)
-    return _decide_reading(best, reading, shown, board, rack, lexicon, limits, sure)
+    return _decide_reading(best, reading, shown, board, rack, lexicon, limits, sure, scored.glyphs.get(best.text, 0.0))
 
 
 def says_more(raw: str, play: str) -> bool:
@@ -437,8 +462,9 @@ def lead(options: Sequence[Option]) -> float:
 
 
 def _decide_reading(best: Option, reading: str, shown: tuple[Option, ...], board: Board, rack: Sequence[Tile],
-                    lexicon: Lexicon, limits: Thresholds, sure: bool = True) -> Decision:  # fmt: skip
-    """A reading that is no legal play: several plays, no coordinate, or a play read as written."""
+                    lexicon: Lexicon, limits: Thresholds, sure: bool = True, glyphs: float = 0.0) -> Decision:  # fmt: skip
+    """A reading that is no legal play: several plays, no coordinate, or a play read as written (scored 0 only
+    where the glyph classifier reads it so too, ``glyphs``: ``Thresholds.read_as_written``)."""
     confidence = best.probability
     plays = split_plays(best.text)
     if len(plays) > 1:
@@ -454,7 +480,7 @@ def _decide_reading(best: Option, reading: str, shown: tuple[Option, ...], board
         return Decision(reading, None, None, "flagged", ("illegible",), confidence, shown)
     if _rack_blanks_used(board, play) > sum(1 for t in rack if t == BLANK):
         return Decision(reading, None, None, "flagged", ("circled_without_blank",), confidence, shown)
-    if confidence < limits.invalid or not sure:
+    if confidence < limits.invalid or not sure or not limits.read_as_written(glyphs):
         return Decision(reading, None, None, "flagged", ("illegible",), confidence, shown)
     result = score_slip(board, rack, lexicon, Slip(written))
     if result.valid:

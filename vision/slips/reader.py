@@ -38,6 +38,7 @@ from .decoder import (
     score_choice,
     score_line,
 )
+from .glyphs import GlyphRecognizer, check_plays, default_glyph_recognizer
 from .lineimage import BOARD_END_MARGIN, END_MARGIN, ink_of, prepare_line, variants
 from .qr import read_slip_qr
 from .recognizer import GRID_MODEL, Recognizer, default_recognizer
@@ -222,31 +223,39 @@ def committed_grid_reading() -> GridReading:
 class SlipReader:
     """Loads the recognisers once; reads slips for any round (candidate sets cached per position).
 
-    The play lines and the boxes are read by ``recognizer`` with ``thresholds``; the letters written on
-    an absolute slip's board by ``grid``. Without ``grid``: the committed board recogniser when the line
-    recogniser is the committed one too, else the line recogniser and its thresholds (a model on trial
-    reads both)."""
+    The play lines and the boxes are read by ``recognizer`` with ``thresholds``, a play line's characters
+    one by one by ``glyphs`` too (the committed glyph classifier when the line recogniser is the committed
+    one: a model on trial reads without it); the letters written on an absolute slip's board by ``grid``.
+    Without ``grid``: the committed board recogniser when the line recogniser is the committed one too,
+    else the line recogniser and its thresholds (a model on trial reads both)."""
 
     def __init__(self, lexicon: Lexicon, recognizer: Recognizer | None = None,
-                 thresholds: Thresholds | None = None, grid: GridReading | None = None) -> None:  # fmt: skip
+                 thresholds: Thresholds | None = None, grid: GridReading | None = None,
+                 glyphs: GlyphRecognizer | None = None) -> None:  # fmt: skip
         self.lexicon = lexicon
         self.recognizer = recognizer or default_recognizer()
         self.thresholds = thresholds or Thresholds.load()
         if grid is None:
             grid = committed_grid_reading() if recognizer is None else GridReading(self.recognizer, self.thresholds)
         self.grid = grid
+        if glyphs is None and recognizer is None:
+            glyphs = default_glyph_recognizer()
+        self.glyphs = glyphs
         self.cache = CandidateCache()
         self.placements = absolute.PlacementCache()
 
     def score_line(self, line: np.ndarray, board: Board, rack: Sequence[Tile]) -> Scored:
         """A grey image of a handwritten play (coordinate and word) scored against the round's plays,
-        on ``thresholds.variants`` views of it (``lineimage.variants``)."""
-        log_probs, views = self._outputs(line)
-        return score_line(log_probs, self.cache.get(board, rack, self.lexicon), views=views)
-
-    def _outputs(self, line: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
-        """The recogniser's output on a grey line (prepared), and on its ``thresholds.variants`` - 1 other views."""
-        return _outputs_of(self.recognizer, self.thresholds, line)
+        on ``thresholds.variants`` views of it (``lineimage.variants``), its likeliest plays read character
+        by character too by the glyph classifier (``glyphs.check_plays``) when there is one."""
+        prepared = prepare_line(line)
+        log_probs = self.recognizer.log_probs(prepared)
+        views = [self.recognizer.log_probs(v) for v in variants(prepared, int(self.thresholds.variants) - 1)]
+        cands = self.cache.get(board, rack, self.lexicon)
+        scored = score_line(log_probs, cands, views=views)
+        if self.glyphs is None:
+            return scored
+        return replace(scored, glyphs=check_plays(self.glyphs, prepared, log_probs, scored, cands))
 
     def _grid_thresholds(self) -> Thresholds:
         """An absolute slip's thresholds (the board recognisers'): ``grid_accept`` (set on calibration slips with

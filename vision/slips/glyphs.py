@@ -1,0 +1,159 @@
+"""A play line's characters read one by one, where the line recogniser places them (``glyph_recognizer.onnx``).
+
+The line recogniser (CTC, ``recognizer``) reads a prepared line (``lineimage``: (32, W) float32 ink) as
+T = W // 4 frames. ``align`` finds, by the CTC's best path (Viterbi) through a given written form, the
+frames each of its characters takes; a character's centre is the middle of its frames, at
+x = (frame + 0.5) * ``FRAME`` px of the prepared line. ``windows`` cuts a ``SIZE`` x ``SIZE`` window of the
+prepared line centred there (paper beyond the ends). The glyph classifier maps (N, 1, 32, 32) to (N, 39):
+natural-log probabilities of the 27 capitals and 10 digits (``GLYPHS``), then of (plain, circled).
+
+``glyph_check`` reads the windows of a written form (``H8CASa→``: arrows are not read) and gives the
+lowest probability the classifier gives any of its characters as written: a second opinion on the line
+that does not share the line recogniser's weights. The classifier is trained on windows placed the same
+way (``models/slips/train_glyphs.py``), so it sees the placement's errors as it will when reading.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+
+from . import ctc, tokens
+from .decoder import CandidateSet, Scored
+from .recognizer import MODEL_DIR, ModelError
+
+GLYPH_MODEL: Final = MODEL_DIR / "glyph_recognizer.onnx"
+GLYPHS: Final = tokens.CAPITALS + tokens.DIGITS
+GLYPH_INDEX: Final = {glyph: i for i, glyph in enumerate(GLYPHS)}
+SIZE: Final = 32  # px: the window's side (the prepared line's height)
+FRAME: Final = 4  # px of the prepared line per recogniser frame (``models/slips/crnn.py``: T = W // 4)
+TOP: Final = 3  # the likeliest plays of a line checked glyph by glyph (``check_plays``)
+SEPARATORS: Final = (tokens.INDEX[" "], tokens.INDEX["-"])  # counted as blank (``decoder.SEPARATORS``)
+
+
+def align(log_probs: np.ndarray, labels: Sequence[int]) -> list[tuple[int, int]] | None:
+    """The frames (first, last) each label takes on the best CTC path through ``labels``; None when the
+    line has too few frames. ``log_probs``: (T, C) natural logs, class 0 the blank (separators absorbed
+    into it where they do not count, ``ctc.absorb``)."""
+    T = log_probs.shape[0]
+    ext = [0]
+    for label in labels:
+        ext += [int(label), 0]
+    S = len(ext)
+    if not labels or len(labels) > T:
+        return None
+    lp = log_probs[:, ext]
+    score = np.full(S, ctc.NEG)
+    score[:2] = lp[0, :2]
+    back = np.zeros((T, S), np.int8)  # how many states back each state came from: 0, 1 or 2
+    skip = np.array([s >= 2 and ext[s] != 0 and ext[s] != ext[s - 2] for s in range(S)])
+    for t in range(1, T):
+        stay = score
+        one = np.concatenate(([ctc.NEG], score[:-1]))
+        two = np.where(skip, np.concatenate(([ctc.NEG, ctc.NEG], score[:-2])), ctc.NEG)
+        choices = np.stack([stay, one, two])
+        back[t] = choices.argmax(0)
+        score = choices.max(0) + lp[t]
+    state = S - 1 if S == 1 or score[-1] >= score[-2] else S - 2
+    frames: list[list[int]] = [[] for _ in labels]
+    for t in range(T - 1, -1, -1):
+        if state % 2:
+            frames[state // 2].append(t)
+        state -= int(back[t, state])
+    if any(not f for f in frames):
+        return None
+    return [(min(f), max(f)) for f in frames]
+
+
+def windows(prepared: np.ndarray, centres: Sequence[float]) -> np.ndarray:
+    """(N, ``SIZE``, ``SIZE``) float32 windows of a prepared (32, W) line centred at x = ``centres`` (px)."""
+    width = prepared.shape[1]
+    out = np.zeros((len(centres), SIZE, SIZE), np.float32)
+    for i, x in enumerate(centres):
+        left = int(round(x)) - SIZE // 2
+        a, b = max(0, left), min(width, left + SIZE)
+        if a < b:
+            out[i, :, a - left : b - left] = prepared[:, a:b]
+    return out
+
+
+def centres_of(spans: Sequence[tuple[int, int]]) -> list[float]:
+    """The x (px of the prepared line) of each aligned character: the middle of its frames."""
+    return [((first + last) / 2 + 0.5) * FRAME for first, last in spans]
+
+
+def glyph_labels(text: str) -> list[tuple[int, int, int]]:
+    """(position in ``text``, glyph class, circled) of each character of a written form the classifier reads."""
+    out = []
+    for i, char in enumerate(text):
+        base = char.upper()
+        if base in GLYPH_INDEX:
+            out.append((i, GLYPH_INDEX[base], int(char.islower())))
+    return out
+
+
+class GlyphRecognizer:
+    """The glyph classifier (``GLYPH_MODEL``), one thread; ``log_probs`` of windows (``windows``)."""
+
+    def __init__(self, model: Path = GLYPH_MODEL) -> None:
+        import onnxruntime
+
+        if not model.exists():
+            raise ModelError(f"{model}: no existe el modelo de caracteres del lector de papeletas")
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        self._session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        self._input = self._session.get_inputs()[0].name
+
+    def log_probs(self, images: np.ndarray) -> np.ndarray:
+        """(N, 39) float32 log-probabilities (``GLYPHS``, then plain/circled) of (N, 32, 32) windows."""
+        if not len(images):
+            return np.zeros((0, len(GLYPHS) + 2), np.float32)
+        out = self._session.run(None, {self._input: images[:, None].astype(np.float32)})[0]
+        return np.asarray(out, dtype=np.float32)
+
+
+@lru_cache(maxsize=1)
+def default_glyph_recognizer() -> GlyphRecognizer:
+    return GlyphRecognizer()
+
+
+def glyph_check(recognizer: GlyphRecognizer, prepared: np.ndarray, log_probs: np.ndarray, text: str) -> float:
+    """The lowest probability the classifier gives any character of the written form ``text`` (separator-
+    free tokens) as written, letter and circle together, each read where the line recogniser's best path
+    through ``text`` puts it; 0.0 when the path cannot be found."""
+    reads = glyph_labels(text)
+    absorbed = ctc.absorb(log_probs, SEPARATORS)
+    spans = align(absorbed, tokens.encode(text))
+    if spans is None or not reads:
+        return 0.0
+    centres = centres_of(spans)
+    out = recognizer.log_probs(windows(prepared, [centres[i] for i, _, _ in reads]))
+    glyphs = len(GLYPHS)
+    worst = min(out[k, g] + out[k, glyphs + c] for k, (_, g, c) in enumerate(reads))
+    return float(np.exp(worst))
+
+
+def check_plays(recognizer: GlyphRecognizer, prepared: np.ndarray, log_probs: np.ndarray, scored: Scored,
+                cands: CandidateSet, top: int = TOP) -> dict[str, float]:  # fmt: skip
+    """``glyph_check`` of the ``top`` likeliest plays of a scored line (by their written forms' scores before any
+    prior), each on its written form the line recogniser finds likeliest (``CandidateSet.forms``), and of its
+    likeliest reading that is no legal play (keyed by its text, ``H8CASAS``; a play by its notation)."""
+    absorbed = ctc.absorb(log_probs, SEPARATORS)
+    ranked = sorted(scored.entries, key=lambda e: -e[3])
+    plays = list(dict.fromkeys(e[1] for e in ranked if e[0] == "play"))[:top]
+    out = {}
+    for play in plays:
+        forms = cands.forms.get(play, ())
+        if forms:
+            text = max(forms, key=lambda t: ctc.sequence_log_prob(absorbed, tokens.encode(t)))
+            out[play] = glyph_check(recognizer, prepared, log_probs, text)
+    reading = next((e[1] for e in ranked if e[0] == "reading"), None)
+    if reading:
+        out[reading] = glyph_check(recognizer, prepared, log_probs, reading)
+    return out
