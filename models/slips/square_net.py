@@ -19,8 +19,11 @@ def _conv(inputs: int, outputs: int) -> list[nn.Module]:
     return [nn.Conv2d(inputs, outputs, 3, padding=1, bias=False), nn.BatchNorm2d(outputs), nn.ReLU(inplace=True)]
 
 
+WIDTHS = (16, 32, 64)  # channels of the three stages (the committed square classifier's)
+
+
 class SquareNet(nn.Module):
-    def __init__(self, widths: tuple[int, int, int] = (16, 32, 64), classes: int = len(LETTERS)) -> None:
+    def __init__(self, widths: tuple[int, int, int] = WIDTHS, classes: int = len(LETTERS)) -> None:
         super().__init__()
         a, b, c = widths
         self.classes = classes

@@ -13,7 +13,8 @@ Hershey faces, the real characters' train split, the UNIPEN writers of the *trai
 each line read by the committed line recogniser, its true text aligned (``glyphs.align``), each capital and
 digit cut at its aligned centre moved by up to a pixel or two (``glyphs.windows``) and saved as uint8 ink
 with its class and circle. ``train``: as the square classifier (``train_squares``): AdamW, one-cycle
-rate, each batch moved, turned, sheared and some thickened; the last weights are kept. ``evaluate``
+rate, each batch moved, turned, sheared and some thickened; the last weights are kept (``--widths``: the
+network's channels, ``square_net.WIDTHS`` by default; wider was tried, model card). ``evaluate``
 reads lines written by the calibration and test hands (never trained on).
 """
 
@@ -27,6 +28,7 @@ import numpy as np
 from vision.slips import glyphs
 
 from . import synth, train_squares
+from .square_net import WIDTHS
 from .train import training_pool
 
 CLASSES = len(glyphs.GLYPHS)
@@ -59,9 +61,10 @@ def make_data(seed: int, lines: int, out: Path) -> Path:
     return path
 
 
-def train(data: list[Path], epochs: float, lr: float, batch: int, seed: int, out: Path) -> None:
+def train(data: list[Path], epochs: float, lr: float, batch: int, seed: int, out: Path,
+          widths: tuple[int, int, int]) -> None:  # fmt: skip
     """The square classifier's training (``train_squares.train``) with the 37 glyph classes."""
-    train_squares.train(data, epochs, lr, batch, seed, out, classes=CLASSES)
+    train_squares.train(data, epochs, lr, batch, seed, out, classes=CLASSES, widths=widths)
 
 
 def export(weights: Path, out: Path) -> None:
@@ -109,6 +112,7 @@ def main() -> None:
     fit.add_argument("--lr", type=float, default=3e-3)
     fit.add_argument("--batch", type=int, default=256)
     fit.add_argument("--seed", type=int, default=47)
+    fit.add_argument("--widths", type=int, nargs=3, default=WIDTHS, help="channels of the network's three stages")
     fit.add_argument("--out", type=Path, default=Path("/tmp/veedor-glyphs/glyphs.pt"))
     onnx_out = sub.add_parser("export")
     onnx_out.add_argument("--weights", type=Path, default=Path("/tmp/veedor-glyphs/glyphs.pt"))
@@ -121,7 +125,7 @@ def main() -> None:
     if args.command == "data":
         print(make_data(args.seed, args.lines, args.out))
     elif args.command == "train":
-        train(args.data, args.epochs, args.lr, args.batch, args.seed, args.out)
+        train(args.data, args.epochs, args.lr, args.batch, args.seed, args.out, tuple(args.widths))
     elif args.command == "export":
         export(args.weights, args.out)
     else:

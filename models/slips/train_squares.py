@@ -31,7 +31,7 @@ import torch.nn.functional as F
 from vision.slips.squares import LETTERS, SIZE, SQUARE_MODEL
 
 from . import synth
-from .square_net import SquareNet
+from .square_net import WIDTHS, SquareNet
 from .train import training_pool
 
 
@@ -69,9 +69,9 @@ def _augment(x: torch.Tensor, g: torch.Generator) -> torch.Tensor:
 
 
 def train(data: list[Path], epochs: float, lr: float, batch: int, seed: int, out: Path,
-          classes: int = len(LETTERS)) -> None:  # fmt: skip
-    """Train a ``SquareNet`` of ``classes`` (the letters; the glyph classifier's 37) on ``data`` (X, L, C) and save
-    its weights to ``out``."""
+          classes: int = len(LETTERS), widths: tuple[int, int, int] = WIDTHS) -> None:  # fmt: skip
+    """Train a ``SquareNet`` of ``classes`` (the letters; the glyph classifier's 37) and ``widths`` (channels) on
+    ``data`` (X, L, C) and save its weights to ``out``."""
     torch.manual_seed(seed)
     torch.set_num_threads(1)
     parts = [np.load(path) for path in data]
@@ -79,7 +79,7 @@ def train(data: list[Path], epochs: float, lr: float, batch: int, seed: int, out
     letters = torch.from_numpy(np.concatenate([p["L"] for p in parts]).astype(np.int64))
     circled = torch.from_numpy(np.concatenate([p["C"] for p in parts]).astype(np.int64))
     steps = int(epochs * len(images) / batch)
-    net = SquareNet(classes=classes)
+    net = SquareNet(widths, classes=classes)
     optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, lr, total_steps=steps, pct_start=0.15)
     g = torch.Generator().manual_seed(seed)
@@ -100,6 +100,12 @@ def train(data: list[Path], epochs: float, lr: float, batch: int, seed: int, out
     torch.save(net.state_dict(), out)
 
 
+def widths_of(state: dict[str, torch.Tensor]) -> tuple[int, int, int]:
+    """The channels of a ``SquareNet``'s three stages, from its weights."""
+    a, b, c = (int(state[f"features.{i}.weight"].shape[0]) for i in (0, 7, 14))
+    return a, b, c
+
+
 def export(weights: Path, out: Path, classes: Sequence[str] = LETTERS, name: str = "squares",
            key: str = "letters") -> None:  # fmt: skip
     """The weights as ONNX (input ``name`` (N, 1, 32, 32), output ``log_probs`` (N, classes + 2)), the classes in
@@ -107,8 +113,9 @@ def export(weights: Path, out: Path, classes: Sequence[str] = LETTERS, name: str
     import onnx
     import onnxruntime
 
-    net = SquareNet(classes=len(classes))
-    net.load_state_dict(torch.load(weights, map_location="cpu"))
+    state = torch.load(weights, map_location="cpu")
+    net = SquareNet(widths_of(state), classes=len(classes))
+    net.load_state_dict(state)
     net.eval()
     example = torch.rand(4, 1, SIZE, SIZE)
     torch.onnx.export(net, (example,), str(out), input_names=[name], output_names=["log_probs"],
