@@ -2,8 +2,8 @@
 
 Input (B, 1, 32, 32) ink in [0, 1]; output (B, classes + 2): log-softmax over the classes (by default the
 28 Spanish letters; the glyph classifier's 37 capitals and digits, ``vision.slips.glyphs``), then over
-(plain, circled). Seven 3x3 convolutions (16, 32, 64 channels, batch norm, three 2x2 poolings), a 2x2
-average, two dense layers; about 0.1 M parameters.
+(plain, circled). Seven 3x3 convolutions in three stages (``WIDTHS``: 16, 32, 64 channels by default; batch
+norm, three 2x2 poolings), a 2x2 average, two dense layers; about 0.1 M parameters at the default widths.
 """
 
 from __future__ import annotations
@@ -36,3 +36,11 @@ class SquareNet(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         z = self.head(self.features(x))
         return torch.cat([F.log_softmax(z[:, : self.classes], 1), F.log_softmax(z[:, self.classes :], 1)], 1)
+
+
+def widths_of(state: dict[str, torch.Tensor]) -> tuple[int, int, int]:
+    """The channels of a ``SquareNet``'s three stages, read from its weights: the output channels of its
+    first, third and fifth convolutions (each stage opens with one)."""
+    convs = [weight for key, weight in state.items() if key.startswith("features.") and weight.ndim == 4]
+    a, b, c = (int(convs[i].shape[0]) for i in (0, 2, 4))
+    return a, b, c

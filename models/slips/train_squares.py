@@ -31,7 +31,7 @@ import torch.nn.functional as F
 from vision.slips.squares import LETTERS, SIZE, SQUARE_MODEL
 
 from . import synth
-from .square_net import WIDTHS, SquareNet
+from .square_net import WIDTHS, SquareNet, widths_of
 from .train import training_pool
 
 
@@ -98,12 +98,6 @@ def train(data: list[Path], epochs: float, lr: float, batch: int, seed: int, out
             print(f"step {step}/{steps} loss {running:.3f} {time.time() - started:.0f} s", flush=True)
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), out)
-
-
-def widths_of(state: dict[str, torch.Tensor]) -> tuple[int, int, int]:
-    """The channels of a ``SquareNet``'s three stages, from its weights."""
-    a, b, c = (int(state[f"features.{i}.weight"].shape[0]) for i in (0, 7, 14))
-    return a, b, c
 
 
 def export(weights: Path, out: Path, classes: Sequence[str] = LETTERS, name: str = "squares",
