@@ -1,4 +1,4 @@
-"""The cell classifier's safeguards: other models' opinions on unsure Spanish letters, and a
+"""The cell classifier's safeguards: the font model's reading of unsure letters, and a
 non-Spanish letter favoured in an unsure reading of a letter it is a diacritic away from
 (issue 6: Ä, Ö, Ü never become Spanish)."""
 
@@ -6,19 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.board import render as R
-from vision.board.cells import board_crops
 from vision.board.classify import (
     LEAN_BELOW,
-    MAX_ASKED,
-    OPINION_BELOW,
-    OPINION_PATHS,
     TILE_ODDS,
     CellClassifier,
     lean_to_foreign,
     readings,
 )
-from vision.board.labels import CLASSES, EMPTY, FOREIGN, SPANISH
+from vision.board.labels import CLASSES, EMPTY, FOREIGN
 
 F, O, B = CLASSES.index(FOREIGN), CLASSES.index("O"), CLASSES.index("B")
 
@@ -55,29 +50,6 @@ def test_an_unsure_letter_no_diacritic_makes_foreign_keeps_its_reading() -> None
     blurred_b = _row(B=0.45, star=0.3, R=0.25)  # no non-Spanish letter is a B with a diacritic
     assert blurred_b.max() < LEAN_BELOW
     assert np.array_equal(lean_to_foreign(blurred_b[None]), blurred_b[None])
-
-
-def test_only_spanish_letters_read_unsure_are_asked_of_the_other_models() -> None:
-    frame = R.render(R.random_scene(np.random.default_rng(9), split="heldout", hands=0))  # 4 letters unsure
-    crops = board_crops(frame.image, frame.image_from_board)
-    classifier = CellClassifier(font_opinion=None)  # the font model: its own test below
-    assert len(classifier._opinions) == len(OPINION_PATHS) == 2, "models/board/board_cells_{second,third}.onnx are committed"
-    first = classifier.model_probabilities(crops)
-    asked: list[np.ndarray] = []
-
-    def opinion(doubtful: np.ndarray) -> np.ndarray:
-        asked.append(doubtful)
-        return np.tile(_row(star=1.0), (len(doubtful), 1))
-
-    for other in classifier._opinions:
-        other.model_probabilities = opinion  # type: ignore[method-assign]
-    combined = classifier.probabilities(crops)
-    spanish = np.array([name in SPANISH for name in CLASSES])
-    expected = np.nonzero((first.max(axis=1) < OPINION_BELOW) & spanish[first.argmax(axis=1)])[0]
-    assert 0 < len(expected) <= MAX_ASKED and len(asked) == 2 and all(len(a) == len(expected) for a in asked)
-    assert (combined[expected, F] > 0.66).all()  # each model's reading counted a third
-    others = np.setdiff1d(np.arange(len(crops)), expected)
-    assert np.array_equal(combined[others].argmax(axis=1), lean_to_foreign(first[others]).argmax(axis=1))
 
 
 def test_a_clear_o_is_not_leaned_to_foreign() -> None:

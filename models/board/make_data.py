@@ -12,6 +12,8 @@ import time
 import cv2
 import numpy as np
 
+from vision.board.labels import INDEX
+
 from . import data
 
 
@@ -22,8 +24,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--keep-empty", type=float, default=0.15)
     parser.add_argument("--no-photos", action="store_true")
+    parser.add_argument("--photo-empty", type=float, default=1.0, help="share of the photos' empty squares kept (all their tiles are)")
     parser.add_argument("--split", default="train", help='render split: "train" or "train_fonts" (more fonts)')
     parser.add_argument("--foreign", type=float, default=None, help="share of tiles with a non-Spanish letter (default: the renderer's)")
+    parser.add_argument("--blanks", type=float, default=None, help="share of tiles that are blanks (default: the renderer's)")
     parser.add_argument("--max-hands", type=int, default=None, help="hands per scene drawn from 0..N (default: the renderer's odds)")
     parser.add_argument("--designs", default="", help='board designs drawn from, comma-separated (e.g. "green,beige,black"; default: the green board alone)')
     args = parser.parse_args()
@@ -38,11 +42,14 @@ def main() -> None:
             if sample is None:
                 print("board not found:", photo.path, flush=True)
                 continue
-            xs.append(sample[0]); ys.append(sample[1]); src.append(np.ones(len(sample[1]), np.int8))
+            keep = np.ones(len(sample[1]), bool)
+            if args.photo_empty < 1.0:  # no draw otherwise: earlier commands make the same crops
+                keep = (sample[1] != INDEX["."]) | (rng.random(len(sample[1])) < args.photo_empty)
+            xs.append(sample[0][keep]); ys.append(sample[1][keep]); src.append(np.ones(int(keep.sum()), np.int8))
         print(f"photos: {sum(len(y) for y in ys)} crops, {time.time() - start:.0f}s", flush=True)
     for i in range(args.scenes):
         hands = None if args.max_hands is None else int(rng.integers(0, args.max_hands + 1))
-        x, y = data.render_samples(rng, args.split, args.keep_empty, hands=hands, foreign=args.foreign, designs=designs)
+        x, y = data.render_samples(rng, args.split, args.keep_empty, hands=hands, foreign=args.foreign, designs=designs, blanks=args.blanks)
         xs.append(x); ys.append(y); src.append(np.zeros(len(y), np.int8))
         if i % 100 == 0:
             print(f"scene {i}: {sum(len(y) for y in ys)} crops, {time.time() - start:.0f}s", flush=True)

@@ -4,10 +4,8 @@
 ``cells.board_crops`` and returns ``N x 32`` probabilities over ``labels.CLASSES``
 (the class list is read from ``labels.json`` beside the model and must match).
 Crops it is unsure of are read again, moved and contrast-stretched, and the readings
-averaged; a Spanish letter it is still unsure of gets the opinions of
-``board_cells_second.onnx`` and ``board_cells_third.onnx`` (trained apart, on more fonts);
-a letter still unsure gets the reading of ``board_cells_fonts.onnx`` (trained on many board
-designs and font families, issue 20); and where a reading is still a very unsure A, O, U
+averaged; a letter still unsure gets the reading of ``board_cells_fonts.onnx`` (wider, trained
+apart on the same designs and font families, issue 20); and where a reading is still a very unsure A, O, U
 or C, a non-Spanish letter weighs more (see ``probabilities``). ``readings`` turns the
 probabilities into labels: the likeliest class, but a tile wherever the tile classes together
 are twice as likely as a bare square or a hand (``TILE_ODDS``).
@@ -32,20 +30,17 @@ from .percentiles import row_percentiles
 
 MODEL_DIR: Final = Path(__file__).resolve().parents[2] / "models" / "board"
 MODEL_PATH: Final = MODEL_DIR / "board_cells.onnx"
-OPINION_PATHS: Final = (MODEL_DIR / "board_cells_second.onnx", MODEL_DIR / "board_cells_third.onnx")
 FONT_OPINION_PATH: Final = MODEL_DIR / "board_cells_fonts.onnx"  # many designs and font families, 1.5x as wide
 FONT_BELOW: Final = 0.95  # a letter (Spanish or not) read with less confidence is read by the font model too ...
 FONT_WEIGHT: Final = 0.67  # ... whose reading weighs this much (issue 20; chosen on the calibration families)
 MAX_FONT_ASKED: Final = 25  # at most this many a board (the least sure): ~7 ms at most
+FONT_UNSURE: Final = 3  # the font model re-reads at most this many of the crops put to it
 LEAN_BELOW: Final = 0.5  # the lean to ``*`` applies below this (0.7 before issue 20; see ``lean_to_foreign``)
-OPINION_BELOW: Final = 0.8  # a Spanish letter read with less confidence is read by the other models too
-MAX_ASKED: Final = 10  # at most this many a board (the least sure): ~2-4 ms a model at worst
 FOREIGN_DOUBT: Final = 0.7  # a reading below this is unsure (the tracker asks the arbiter about it)
 FOREIGN_WEIGHT: Final = 4.0  # how much more the non-Spanish class weighs in an unsure reading of ...
 LOOKALIKES: Final = ("A", "O", "U", "C")  # ... these: with a diacritic a glare can take, Ä Å Æ, Ö Ø Œ, Ü, Ç
 UNSURE: Final = 0.8  # a crop read with less confidence is read again, moved (see ``probabilities``)
 MAX_UNSURE: Final = 6  # at most 30 more crops: ~2.5 ms on one core
-OPINION_UNSURE: Final = 3  # an opinion model re-reads at most this many of the crops put to it
 SHIFT_PX: Final = 2
 TILE_ODDS: Final = 2 / 3  # a cell whose tile classes together reach this is a tile (see ``readings``)
 _BARE: Final = [CLASSES.index(EMPTY), CLASSES.index(COVERED)]
@@ -74,12 +69,10 @@ class CellClassifier:
     def __init__(
         self,
         path: Path | str = MODEL_PATH,
-        opinions: tuple[Path | str, ...] = OPINION_PATHS,
         max_unsure: int = MAX_UNSURE,
         font_opinion: Path | str | None = FONT_OPINION_PATH,
     ) -> None:
-        """``opinions``: the models asked about unsure Spanish letters (a missing file is skipped);
-        ``max_unsure``: how many crops at most are re-read (``model_probabilities``);
+        """``max_unsure``: how many crops at most are re-read (``model_probabilities``);
         ``font_opinion``: the model asked last about unsure letters (None or a missing file: none)."""
         path = Path(path)
         if not path.is_file():
@@ -95,29 +88,19 @@ class CellClassifier:
         options.log_severity_level = 3
         self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         self._input = self._session.get_inputs()[0].name
-        self._opinions = tuple(CellClassifier(other, (), OPINION_UNSURE, None) for other in opinions if Path(other).is_file())
-        self._font = CellClassifier(font_opinion, (), OPINION_UNSURE, None) if font_opinion and Path(font_opinion).is_file() else None
+        self._font = CellClassifier(font_opinion, FONT_UNSURE, None) if font_opinion and Path(font_opinion).is_file() else None
         self._max_unsure = max_unsure
 
     def probabilities(self, crops: NDArray[np.uint8]) -> NDArray[np.float32]:
         """``N x 40 x 40 x 3`` uint8 crops -> ``N x 32`` class probabilities.
 
-        Each crop is read (``model_probabilities``, re-reading the unsure ones); a crop read as a
-        Spanish letter with less than ``OPINION_BELOW`` confidence (the ``MAX_ASKED``
-        least sure of them) is read by the opinion models too and the readings are
-        averaged (models trained apart rarely share a misreading); last, where the
+        Each crop is read (``model_probabilities``, re-reading the unsure ones); an unsure letter
+        is read by the font model too (``_ask_font_model``); last, where the
         reading is still an A, O, U or C below ``FOREIGN_DOUBT``, the non-Spanish class weighs
         ``FOREIGN_WEIGHT`` times more: a washed-out Ö must not become an O (issue 6). Chosen on
         renders of development seeds, with the real held-out photos unchanged
         (``models/board/MODEL_CARD.md``)."""
         probabilities = self.model_probabilities(crops)
-        if self._opinions and len(crops):
-            best, sure = probabilities.argmax(axis=1), probabilities.max(axis=1)
-            doubtful = np.nonzero((sure < OPINION_BELOW) & _SPANISH[best])[0]
-            doubtful = doubtful[np.argsort(sure[doubtful])][:MAX_ASKED]  # the least sure: a bounded cost
-            if len(doubtful):
-                read = [probabilities[doubtful]] + [other.model_probabilities(crops[doubtful]) for other in self._opinions]
-                probabilities[doubtful] = np.mean(read, axis=0)
         if self._font is not None and len(crops):
             probabilities = self._ask_font_model(crops, probabilities)
         return lean_to_foreign(probabilities)
@@ -138,7 +121,7 @@ class CellClassifier:
         return probabilities
 
     def model_probabilities(self, crops: NDArray[np.uint8]) -> NDArray[np.float32]:
-        """This model's own reading, the unsure crops re-read: no second opinion, no lean to
+        """This model's own reading, the unsure crops re-read: no font model, no lean to
         ``*`` (what ``orientation`` compares across turns).
 
         A crop read with less than ``UNSURE`` confidence (at most ``max_unsure`` of them,

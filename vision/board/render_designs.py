@@ -16,12 +16,11 @@ train the classifier, ``calibration`` families only to tune a rule on (the lean 
 ``*``), ``heldout`` families only to report on. A family is every weight and width
 of one design (Arimo is Liberation Sans's design, Carlito Lato's, Tinos Liberation
 Serif's: each kept in the same part). ``SEEN_BY_COMMITTED`` lists the families the
-committed MAIN classifier's earlier training saw before it was fine-tuned on every ``train``
-family (issue 20); the font model (``board_cells_fonts.onnx``) and that fine-tuning used the
-green, beige and black designs (``TRAIN_DESIGNS``; ``models/board/MODEL_CARD.md``). Since
-the seventh revision of issue 20 both learnt 58 train families (the font model was trained
-anew on them, 1.5 times as wide, in the eighth; ``make train-packages`` installs the fonts of
-the last 46, for training only); the benchmark's trained half draws the first twelve
+MAIN classifier's first training saw (issue 6). Since the seventeenth revision of issue 20 the
+main and the font model (``board_cells_fonts.onnx``) are trained from scratch on the 58 train
+families, the green, beige and black designs (``TRAIN_DESIGNS``) and random palettes
+(``models/board/train_on_gpu.sh``, ``models/board/MODEL_CARD.md``; ``make train-packages``
+installs the fonts of the last 46, for training only); the benchmark's trained half draws the first twelve
 (``BENCH_TRAIN_FAMILIES``), so that its scenes stay comparable across revisions and need no
 training fonts.
 ``design_tile_style(rng, split)`` draws a tile maker: face colour (cream, ivory, white,
