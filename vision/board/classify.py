@@ -5,8 +5,8 @@
 (the class list is read from ``labels.json`` beside the model and must match).
 Crops it is unsure of are read again, moved and contrast-stretched, and the readings
 averaged; a letter still unsure gets the reading of ``board_cells_fonts.onnx`` (wider, trained
-apart on the same designs and font families, issue 20); and where a reading is still a very unsure A, O, U
-or C, a non-Spanish letter weighs more (see ``probabilities``). ``readings`` turns the
+apart on the same designs and font families, issue 20); and where a reading is still a very
+unsure A, O, U or C, a non-Spanish letter weighs more (see ``probabilities``). ``readings`` turns the
 probabilities into labels: the likeliest class, but a tile wherever the tile classes together
 are twice as likely as a bare square or a hand (``TILE_ODDS``).
 One thread: the reader runs beside other cameras and the web app.
