@@ -84,12 +84,11 @@ def render_samples(
 ) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
     """Crops and labels of one random rendered scene (empties kept with probability
     ``keep_empty``, the centre star square always; ``foreign`` the share of tiles with a
-    non-Spanish letter and ``blanks`` the share of blanks, None for the renderer's; ``designs``: a board design drawn from these
-    for each scene, tiles from the font families of the split's part, ``render_designs``)."""
-    if foreign is None and blanks is None:
-        cells = None
-    else:
-        cells = R.random_cells(rng, foreign=0.05 if foreign is None else foreign, blanks=0.03 if blanks is None else blanks)
+    non-Spanish letter and ``blanks`` the share of blanks, None for the renderer's; ``designs``: a
+    board design drawn from these for each scene, tiles from the font families of the split's part,
+    ``render_designs``)."""
+    shares = {name: share for name, share in (("foreign", foreign), ("blanks", blanks)) if share is not None}
+    cells = R.random_cells(rng, **shares) if shares else None  # None: the renderer draws them, as before
     design = str(rng.choice(designs)) if designs else None
     scene = R.random_scene(rng, cells, split=split, width=width, height=height, hands=hands, design=design)
     frame = R.render(scene)
