@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from models.slips.calibrate import choose
+from models.slips.calibrate import choose, right_by_set
 from models.slips.cases import Outcome
 
 
@@ -52,3 +52,17 @@ def test_with_the_glyph_path_a_wrong_zero_the_glyphs_refuse_does_not_set_the_inv
     decided = [(wrong_zero, 5.0, False, 0.2), (accepted(0.99, True), 5.0, False, 0.95)]
     assert choose(decided, allowed=0, sures=(0.9,))[0]["invalid"] == 0.6
     assert choose(decided, allowed=0)[0]["invalid"] == 0.9005
+
+
+def test_right_by_set_counts_each_sets_correct_slips_that_clear_the_chosen_thresholds() -> None:
+    """Two sets of two slips each: the first set's right play clears ``accept``, its wrong one would not count;
+    the second's right play is below ``accept`` (flagged) and its other slip has no decision (unread)."""
+    decided = [
+        (accepted(0.99, True), 5.0, False, 0.0),
+        (accepted(0.97, False), 5.0, False, 0.0),
+        (accepted(0.90, True), 5.0, False, 0.0),
+        None,
+    ]
+    limits, _, _ = choose(decided, allowed=0)
+    assert limits["accept"] == 0.9705
+    assert right_by_set(decided, limits, ("fonts", "writers")) == {"fonts": 0.5, "writers": 0.0}

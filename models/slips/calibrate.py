@@ -172,14 +172,34 @@ def choose(decided: list[Decided | None], allowed: int,
                 limits = {"accept": accept, "confirmed_accept": confirmed_accept, "invalid": invalid,
                           "glyph_accept": glyph_accept, "glyph_sure": glyph_sure}  # fmt: skip
                 chosen = Thresholds(**limits)
-                passed = [o for o, c, g in sure if (o.confidence >= chosen.accept_for(c, g) if o.verdict == "accepted"
-                                                    else o.confidence >= chosen.invalid and chosen.read_as_written(g))]
+                passed = [o for o, c, g in sure if passes(o, c, g, chosen)]
                 right = sum(1 for o in passed if o.right and o.kind in ("clean", "oriented")) / max(1, correct)
                 wrong = sum(1 for o in passed if o.silent_error)
                 if best is None or right > best[1]:
                     best = ({**limits, "margin": margin}, right, wrong)
     assert best is not None
     return best
+
+
+def passes(outcome: Outcome, confirmed: bool, glyphs: float, limits: Thresholds) -> bool:
+    """Whether a decision made without thresholds stands with ``limits`` (else the arbiter gets it)."""
+    if outcome.verdict == "accepted":
+        return outcome.confidence >= limits.accept_for(confirmed, glyphs)
+    return outcome.confidence >= limits.invalid and limits.read_as_written(glyphs)
+
+
+def right_by_set(decided: list[Decided | None], limits: dict[str, float], sets: tuple[str, ...]) -> dict[str, float]:
+    """Share of each set's correctly written slips right without a flag with ``limits`` (``choose``'s), the
+    sets' slips in ``decided`` one set after another, as many each."""
+    chosen = Thresholds(**{k: v for k, v in limits.items() if k != "margin"})
+    size = len(decided) // max(1, len(sets))
+    shares: dict[str, float] = {}
+    for i, name in enumerate(sets):
+        part = [d for d in decided[i * size : (i + 1) * size] if d and d[0].kind in ("clean", "oriented")]
+        right = [o for o, gap, c, g in part
+                 if gap >= limits["margin"] and o.verdict != "flagged" and o.right and passes(o, c, g, chosen)]  # fmt: skip
+        shares[name] = round(len(right) / max(1, len(part)), 4)
+    return shares
 
 
 def _splits(allowed: int) -> list[tuple[int, int]]:
@@ -225,6 +245,7 @@ def main() -> None:
     reads = cached_reads(reader, lexicon, args.count, args.cache, sets)
     allowed = int(args.rate * len(reads))
     trials: dict[tuple[int, float, float], tuple[dict[str, float], float, int]] = {}
+    by_set: dict[tuple[int, float, float], dict[str, float]] = {}
     for count in VARIANTS:
         scored = score_all(reads, lexicon, count, glyphs)
         for temperature in TEMPERATURES:
@@ -232,6 +253,7 @@ def main() -> None:
                 limits = replace(base, reading_prior=prior, temperature=temperature)
                 decided = decide_free(reads, scored, lexicon, limits)
                 trials[(count, temperature, prior)] = choose(decided, allowed, GLYPH_SURES if glyphs else (1.0,))
+                by_set[(count, temperature, prior)] = right_by_set(decided, trials[(count, temperature, prior)][0], sets)
                 chosen, right, wrong = trials[(count, temperature, prior)]
                 print(json.dumps({"variants": count, "temperature": temperature, "reading_prior": prior,
                                   "right_without_flag": round(right, 4), "wrong": wrong, **chosen}), flush=True)  # fmt: skip
@@ -254,6 +276,7 @@ def main() -> None:
         "calibration_slips": len(reads),
         "correct_right_without_flag_on_calibration": round(trials[key][1], 4),
         "wrong_let_through_on_calibration": trials[key][2],
+        "correct_right_without_flag_by_set": by_set[key],
         "made_by": f"python -m models.slips.calibrate --count {args.count} --rate {args.rate} "
                    f"--field-rate {args.field_rate} --sets {args.sets}" + ("" if glyphs else " (no glyphs)"),
     }

@@ -51,7 +51,8 @@ from rules_core.cgp import Position  # noqa: E402
 from rules_core.lexicon import Lexicon  # noqa: E402
 from vision.slips import layout  # noqa: E402
 from vision.slips.decoder import Thresholds  # noqa: E402
-from vision.slips.reader import SlipReader, join_line  # noqa: E402
+from vision.slips.glyphs import default_glyph_recognizer  # noqa: E402
+from vision.slips.reader import SlipReader, committed_grid_reading, join_line  # noqa: E402
 from vision.slips.recognizer import Recognizer  # noqa: E402
 from vision.slips.register import find_slips  # noqa: E402
 
@@ -207,17 +208,22 @@ def main() -> None:
     parser.add_argument("--sets", default=DEFAULT_SETS)
     parser.add_argument("--no-ocr", action="store_true", help="skip Tesseract and RapidOCR")
     parser.add_argument("--json", type=Path, help="also write the figures here")
-    parser.add_argument("--model", type=Path, help="recogniser ONNX model (default: the committed one)")
+    parser.add_argument("--model", type=Path, help="line recogniser ONNX model (default: the committed one); "
+                        "the committed glyph classifier and board readers read with it")
     parser.add_argument("--thresholds", type=Path, help="the decoder's thresholds (default: the committed ones)")
+    parser.add_argument("--seed-offset", type=int, default=0,
+                        help="added to each set's seed: a fresh draw of the same hands (the reported figures: 0)")
     args = parser.parse_args()
     lexicon = Lexicon.load(LEXICON)
     thresholds = Thresholds.load(args.thresholds) if args.thresholds else None
-    reader = SlipReader(lexicon, Recognizer(args.model) if args.model else None, thresholds)
+    # a line recogniser on trial reads with the committed glyph classifier and board readers, as it would if kept
+    trial = Recognizer(args.model) if args.model else None
+    reader = SlipReader(lexicon, trial, thresholds, committed_grid_reading(), default_glyph_recognizer())
     report: dict[str, Any] = {}
     for name in args.sets.split(","):
         board = name.startswith("absolute-")
         hands = writers_for(name.removeprefix("absolute-"))
-        cases = list(make_cases(args.count, hands, SEEDS[name], lexicon, board=board))
+        cases = list(make_cases(args.count, hands, SEEDS[name] + args.seed_offset, lexicon, board=board))
         outcomes, extra = run_reader(reader, cases)
         figures = summary(outcomes, extra)
         if not args.no_ocr and not board:  # on the correctly written slips, ignoring circles: what generic OCR can do
