@@ -11,7 +11,7 @@
 # The renders need the training font families installed (``make train-packages``); on a machine
 # without apt, FONTS_TAR names a tarball of their files, unpacked into Debian's font folder:
 #   tar -cJf fonts.tar.xz -P --transform 's|.*/||' -T LIST   # LIST: render_random.font_path of each train font
-# The C move generator is built in place if it is missing (``rules_core`` imports it).
+# The C move generator is built in place if it is missing (``models/build_movegen.sh``).
 set -eu
 out=$1 real=$2 crops=${CROPS:-/tmp/veedor_crops}
 mkdir -p "$crops" "$out/fonts_a" "$out/fonts_b" "$out/main"
@@ -21,9 +21,7 @@ python=${PYTHON:-python3}
 if [ -n "${FONTS_TAR:-}" ]; then
     mkdir -p /usr/share/fonts/truetype/veedor && tar -xJf "$FONTS_TAR" -C /usr/share/fonts/truetype/veedor
 fi
-$python -c "import rules_core" 2>/dev/null || $python -c "import subprocess, sysconfig as s; subprocess.run(['cc', '-O2', \
-    '-std=c99', '-shared', '-fPIC', '-I' + s.get_paths()['include'], 'rules_core/_movegen.c', '-o', \
-    'rules_core/_movegen' + s.get_config_var('EXT_SUFFIX')], check=True)"
+sh models/build_movegen.sh "$python"
 render() {  # seed, then make_data's options
     seed=$1; shift
     $python -m models.board.make_data "$crops/d$seed.npz" --scenes "$scenes" --seed "$seed" --no-photos "$@" >"$crops/d$seed.log" 2>&1 &

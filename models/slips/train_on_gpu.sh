@@ -32,11 +32,10 @@ if [ -n "${WHEELS:-}" ]; then  # pure-Python packages the machine lacks (segno),
     $python -m pip install -q --no-index --no-deps --no-compile --target /tmp/veedor-site "$WHEELS"/*.whl
     export PYTHONPATH=.:/tmp/veedor-site
 fi
-$python -c "import rules_core" 2>/dev/null || $python -c "import subprocess, sysconfig as s; subprocess.run(['cc', '-O2', \
-    '-std=c99', '-shared', '-fPIC', '-I' + s.get_paths()['include'], 'rules_core/_movegen.c', '-o', \
-    'rules_core/_movegen' + s.get_config_var('EXT_SUFFIX')], check=True)"
+sh models/build_movegen.sh "$python"
 $python -c "from vision.slips import handwriting as hw, unipen; n = len(hw.writers('train')); \
-    print('training hands', n, 'UNIPEN train writers', len(list(unipen.writers('train')))); assert n == 28, 'fonts missing'"
+    print('training hands', n, 'UNIPEN train writers', len(list(unipen.writers('train')))); \
+    assert n == len(hw.TRAIN_FONTS) + 2 * len(hw.TRAIN_HERSHEY), 'training fonts missing'"
 $python -m models.slips.train --device cuda --workers "$workers" --threads 2 --batch 128 --seed 61 \
     $length --slip-share 0.5 --confusable 0.25 --circled 0.4 --mixed-writers 0.15 --warped 0.25 \
     --unipen-share 0.55 --out "$out" \
