@@ -4,18 +4,20 @@ recogniser places them (``vision.slips.glyphs``).
     .venv/bin/python -m models.slips.train_glyphs data --seed 301 --lines 30000 --out /tmp/veedor-glyphs
     .venv/bin/python -m models.slips.train_glyphs train --data /tmp/veedor-glyphs/glyphs_*.npz --epochs 2 \\
         --out /tmp/veedor-glyphs/glyphs.pt
-    .venv/bin/python -m models.slips.train_glyphs export --weights /tmp/veedor-glyphs/glyphs.pt
+    .venv/bin/python -m models.slips.train_glyphs export --weights /tmp/veedor-glyphs/glyphs.pt --out new.onnx
+    .venv/bin/python -m models.slips.train_glyphs ensemble --models old.onnx new.onnx  # the committed model
     .venv/bin/python -m models.slips.train_glyphs evaluate          # held-out hands: accuracy, confusion plot
 
 ``data``: play lines as cut from a slip (``synth.make_slip_sample``, three in four) or any line
 (``synth.make_sample``), written by the training writers (``train.training_pool``: the training fonts and
-Hershey faces, the real characters' train split, the UNIPEN writers of the *train* part, 45 % of lines);
-each line read by the committed line recogniser, its true text aligned (``glyphs.align``), each capital and
-digit cut at its aligned centre moved by up to a pixel or two (``glyphs.windows``) and saved as uint8 ink
-with its class and circle. ``train``: as the square classifier (``train_squares``): AdamW, one-cycle
+Hershey faces, the real characters' train split, the UNIPEN writers of the *train* part, ``--unipen-share``
+of lines); each line read by the committed line recogniser, its true text aligned (``glyphs.align``), each
+capital and digit cut at its aligned centre moved by up to a pixel or two (``glyphs.windows``) and saved as
+uint8 ink with its class and circle. ``train``: as the square classifier (``train_squares``): AdamW, one-cycle
 rate, each batch moved, turned, sheared and some thickened; the last weights are kept (``--widths``: the
-network's channels, ``square_net.WIDTHS`` by default; wider was tried, model card). ``evaluate``
-reads lines written by the calibration and test hands (never trained on).
+network's channels, ``square_net.WIDTHS`` by default; wider was tried, model card). ``ensemble``: classifiers
+joined into one ONNX model that reads with their mean probability (the committed one holds two, model card).
+``evaluate`` reads lines written by the calibration and test hands (never trained on).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from .train import training_pool
 
 CLASSES = len(glyphs.GLYPHS)
 SLIP_SHARE = 0.75
+UNIPEN_SHARE = 0.45
 
 
 def _line(rng: np.random.Generator, words: list[str], pool: list, emphasis: synth.Emphasis) -> synth.Sample:
@@ -41,11 +44,11 @@ def _line(rng: np.random.Generator, words: list[str], pool: list, emphasis: synt
     return synth.make_sample(rng, words, pool, emphasis=emphasis)
 
 
-def make_data(seed: int, lines: int, out: Path) -> Path:
+def make_data(seed: int, lines: int, out: Path, unipen_share: float = UNIPEN_SHARE) -> Path:
     """The glyphs of ``lines`` lines drawn from ``seed`` into ``out/glyphs_<seed>.npz`` (X uint8 (N, 32, 32),
-    L glyph class, C circled)."""
+    L glyph class, C circled); ``unipen_share`` of the lines by the UNIPEN writers of the train part."""
     rng = np.random.default_rng(seed)
-    words, pool = synth.load_words(), training_pool(unipen_share=0.45)
+    words, pool = synth.load_words(), training_pool(unipen_share=unipen_share)
     emphasis = synth.Emphasis(confusable=0.3, circled=0.45)
     images, labels, circled = [], [], []
     for n in range(lines):
@@ -71,6 +74,38 @@ def export(weights: Path, out: Path) -> None:
     """The weights as ONNX (input ``glyphs`` (N, 1, 32, 32), output ``log_probs`` (N, 39)), checked against
     PyTorch (``train_squares.export``)."""
     train_squares.export(weights, out, tuple(glyphs.GLYPHS), "glyphs", "glyphs")
+
+
+def ensemble(models: list[Path], out: Path) -> None:
+    """One ONNX model that runs each of ``models`` (glyph classifiers, the same input and output) on its input
+    and gives the log of their mean probability (letters, then circle; each part stays a distribution)."""
+    import onnx
+    from onnx import compose, helper
+
+    loaded = [onnx.load(str(path)) for path in models]
+    first = loaded[0].graph
+    source = first.input[0].name
+    nodes, weights, probs = [], [], []
+    for i, model in enumerate(loaded):
+        graph = compose.add_prefix(model, f"m{i}_").graph
+        for node in graph.node:
+            node.input[:] = [source if name == f"m{i}_{source}" else name for name in node.input]
+        nodes += graph.node
+        weights += graph.initializer
+        probs.append(f"m{i}_probs")
+        nodes.append(helper.make_node("Exp", [graph.output[0].name], [probs[-1]]))
+    nodes.append(helper.make_node("Mean", probs, ["mean_probs"]))
+    nodes.append(helper.make_node("Log", ["mean_probs"], [first.output[0].name]))
+    graph = helper.make_graph(nodes, "glyph_ensemble", [first.input[0]], [first.output[0]], weights)
+    merged = helper.make_model(graph, opset_imports=loaded[0].opset_import, ir_version=loaded[0].ir_version)
+    onnx.helper.set_model_props(merged, {p.key: p.value for p in loaded[0].metadata_props})
+    onnx.checker.check_model(merged)
+    onnx.save(merged, str(out))
+    x = np.random.default_rng(0).random((7, 32, 32), dtype=np.float32)
+    mean = np.mean([np.exp(glyphs.GlyphRecognizer(path).log_probs(x)) for path in models], axis=0)
+    if not np.allclose(glyphs.GlyphRecognizer(out).log_probs(x), np.log(mean), atol=1e-4):
+        raise SystemExit("the ensemble differs from its models' mean")
+    print(f"{out}: {len(models)} models, {out.stat().st_size / 1e6:.2f} MB, checked against each model")
 
 
 HELD_OUT = ("synthetic", "real-calibration", "real-test", "unipen-calibration", "unipen-test", "unipen-unseen")
@@ -106,6 +141,7 @@ def main() -> None:
     data.add_argument("--seed", type=int, required=True)
     data.add_argument("--lines", type=int, default=30_000)
     data.add_argument("--out", type=Path, default=Path("/tmp/veedor-glyphs"))
+    data.add_argument("--unipen-share", type=float, default=UNIPEN_SHARE, help="share of lines by UNIPEN writers")
     fit = sub.add_parser("train")
     fit.add_argument("--data", type=Path, nargs="+", required=True)
     fit.add_argument("--epochs", type=float, default=2.0)
@@ -117,17 +153,22 @@ def main() -> None:
     onnx_out = sub.add_parser("export")
     onnx_out.add_argument("--weights", type=Path, default=Path("/tmp/veedor-glyphs/glyphs.pt"))
     onnx_out.add_argument("--out", type=Path, default=glyphs.GLYPH_MODEL)
+    joined = sub.add_parser("ensemble")
+    joined.add_argument("--models", type=Path, nargs="+", required=True)
+    joined.add_argument("--out", type=Path, default=glyphs.GLYPH_MODEL)
     held_out = sub.add_parser("evaluate")
     held_out.add_argument("--lines", type=int, default=300, help="lines written per set of hands")
     held_out.add_argument("--seed", type=int, default=7)
     held_out.add_argument("--model", type=Path, default=glyphs.GLYPH_MODEL)
     args = parser.parse_args()
     if args.command == "data":
-        print(make_data(args.seed, args.lines, args.out))
+        print(make_data(args.seed, args.lines, args.out, args.unipen_share))
     elif args.command == "train":
         train(args.data, args.epochs, args.lr, args.batch, args.seed, args.out, tuple(args.widths))
     elif args.command == "export":
         export(args.weights, args.out)
+    elif args.command == "ensemble":
+        ensemble(args.models, args.out)
     else:
         evaluate(args.lines, args.seed, args.model)
 
