@@ -76,6 +76,16 @@ def test_the_committed_classifier_reads_the_characters_of_real_hands_it_never_sa
     assert np.mean([r == c for (_, _, c), r in zip(cut, circles)]) >= 0.95
 
 
+def test_the_committed_classifier_gives_a_distribution_over_the_characters_and_over_the_circle() -> None:
+    """The committed file joins two networks (mean of their probabilities): each part of a window's output must
+    still sum to one, as ``glyph_check`` reads it (letter and circle log-probabilities added)."""
+    windows = np.random.default_rng(3).random((5, 32, 32), dtype=np.float32)
+    out = np.exp(glyphs.GlyphRecognizer().log_probs(windows).astype(np.float64))
+    assert out.shape == (5, len(glyphs.GLYPHS) + 2)
+    assert np.allclose(out[:, : len(glyphs.GLYPHS)].sum(1), 1.0, atol=1e-4)
+    assert np.allclose(out[:, len(glyphs.GLYPHS) :].sum(1), 1.0, atol=1e-4)
+
+
 def test_a_phony_is_scored_0_as_written_only_where_its_characters_are_read_so_one_by_one(file2017) -> None:  # type: ignore[no-untyped-def]
     """D.III.25: a word not in the lexicon scores 0; with the glyph path on, only when each character is read
     as written, else the arbiter sees it (``illegible``)."""
