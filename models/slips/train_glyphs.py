@@ -98,7 +98,7 @@ def ensemble(models: list[Path], out: Path) -> None:
     nodes.append(helper.make_node("Log", ["mean_probs"], [first.output[0].name]))
     graph = helper.make_graph(nodes, "glyph_ensemble", [first.input[0]], [first.output[0]], weights)
     merged = helper.make_model(graph, opset_imports=loaded[0].opset_import, ir_version=loaded[0].ir_version)
-    onnx.helper.set_model_props(merged, {p.key: p.value for p in loaded[0].metadata_props})
+    helper.set_model_props(merged, {p.key: p.value for p in loaded[0].metadata_props})
     onnx.checker.check_model(merged)
     onnx.save(merged, str(out))
     x = np.random.default_rng(0).random((7, 32, 32), dtype=np.float32)
