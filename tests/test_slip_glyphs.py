@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from models.slips import synth
 from models.slips.cases import REAL
@@ -45,6 +46,31 @@ def test_a_window_is_centred_on_the_character_with_paper_beyond_the_line() -> No
 def test_the_characters_read_are_the_capitals_and_digits_a_circle_marking_a_blank() -> None:
     assert [(i, glyphs.GLYPHS[g], c) for i, g, c in glyphs.glyph_labels("H8CAsa→")] == [
         (0, "H", 0), (1, "8", 0), (2, "C", 0), (3, "A", 0), (4, "S", 1), (5, "A", 1)]  # fmt: skip
+
+
+class ReadsAOne(glyphs.GlyphRecognizer):
+    """Every window read as the digit 1 (0.9), the letter I (0.06) or the letter L (0.04), plain."""
+
+    def __init__(self) -> None:
+        pass
+
+    def log_probs(self, images: np.ndarray) -> np.ndarray:
+        row = np.full(len(glyphs.GLYPHS) + 2, 1e-12)
+        for glyph, p in (("1", 0.9), ("I", 0.06), ("L", 0.04)):
+            row[glyphs.GLYPH_INDEX[glyph]] = p
+        row[len(glyphs.GLYPHS)] = 1.0
+        return np.log(np.tile(row, (len(images), 1))).astype(np.float32)
+
+
+def test_a_character_is_weighed_only_against_characters_of_its_kind() -> None:
+    """A coordinate is a letter and a number and a word is letters (D.III.20.1): where the written form has
+    a letter, a window read as 1 (0.9) or I (0.06) or L (0.04) holds an I with 0.6 and an L with 0.4; where
+    it has a digit, a 1 with 1.0. Digits and letters that look alike (1 I, 0 O, 5 S) do not count against
+    each other; letters still count against letters."""
+    line = np.zeros((32, 40), np.float32)
+    for text, expected in (("I", 0.6), ("L", 0.4), ("1", 1.0), ("O", 0.0)):
+        log_probs = frames(text, {4: 0}, 10)
+        assert glyphs.glyph_check(ReadsAOne(), line, log_probs, text) == pytest.approx(expected, abs=1e-6)
 
 
 def scored_with(glyph: float) -> Scored:

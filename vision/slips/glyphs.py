@@ -8,8 +8,9 @@ prepared line centred there (paper beyond the ends). The glyph classifier maps (
 natural-log probabilities of the 27 capitals and 10 digits (``GLYPHS``), then of (plain, circled).
 
 ``glyph_check`` reads the windows of a written form (``H8CASa→``: arrows are not read) and gives the
-lowest probability the classifier gives any of its characters as written: a second opinion on the line
-that does not share the line recogniser's weights. The classifier is trained on windows placed the same
+lowest probability the classifier gives any of its characters as written, among the characters of its kind
+(``of_kind``: a letter among the letters, a digit among the digits): a second opinion on the line that does
+not share the line recogniser's weights. The classifier is trained on windows placed the same
 way (``models/slips/train_glyphs.py``), so it sees the placement's errors as it will when reading.
 """
 
@@ -125,8 +126,9 @@ def default_glyph_recognizer() -> GlyphRecognizer:
 
 def glyph_check(recognizer: GlyphRecognizer, prepared: np.ndarray, log_probs: np.ndarray, text: str) -> float:
     """The lowest probability the classifier gives any character of the written form ``text`` (separator-
-    free tokens) as written, letter and circle together, each read where the line recogniser's best path
-    through ``text`` puts it; 0.0 when the path cannot be found."""
+    free tokens) as written, among the characters of its kind (``of_kind``), letter and circle together,
+    each read where the line recogniser's best path through ``text`` puts it; 0.0 when the path cannot be
+    found."""
     reads = glyph_labels(text)
     absorbed = ctc.absorb(log_probs, SEPARATORS)
     spans = align(absorbed, tokens.encode(text))
@@ -135,8 +137,23 @@ def glyph_check(recognizer: GlyphRecognizer, prepared: np.ndarray, log_probs: np
     centres = centres_of(spans)
     out = recognizer.log_probs(windows(prepared, [centres[i] for i, _, _ in reads]))
     glyphs = len(GLYPHS)
-    worst = min(out[k, g] + out[k, glyphs + c] for k, (_, g, c) in enumerate(reads))
+    kind = of_kind(out[:, :glyphs])
+    worst = min(kind[k, g] + out[k, glyphs + c] for k, (_, g, c) in enumerate(reads))
     return float(np.exp(worst))
+
+
+def of_kind(log_probs: np.ndarray) -> np.ndarray:
+    """(N, 37) log-probabilities of ``GLYPHS`` renormalised within each kind: the 27 capitals among
+    themselves, the 10 digits among themselves. A written form says which kind each character is (a
+    word has letters only; a coordinate a letter and a number, in either order), so a 1 seen where the
+    form has an I does not count against it: only the other letters do (issue 21: 1 I, 0 O, 5 S...)."""
+    letters = len(tokens.CAPITALS)
+    out = np.empty_like(log_probs)
+    for part in (slice(0, letters), slice(letters, None)):
+        block = log_probs[:, part]
+        top = block.max(axis=1, keepdims=True)
+        out[:, part] = block - (top + np.log(np.exp(block - top).sum(axis=1, keepdims=True)))
+    return out
 
 
 def check_plays(recognizer: GlyphRecognizer, prepared: np.ndarray, log_probs: np.ndarray, scored: Scored,
