@@ -148,12 +148,8 @@ def of_kind(log_probs: np.ndarray) -> np.ndarray:
     word has letters only; a coordinate a letter and a number, in either order), so a 1 seen where the
     form has an I does not count against it: only the other letters do (issue 21: 1 I, 0 O, 5 S...)."""
     letters = len(tokens.CAPITALS)
-    out = np.empty_like(log_probs)
-    for part in (slice(0, letters), slice(letters, None)):
-        block = log_probs[:, part]
-        top = block.max(axis=1, keepdims=True)
-        out[:, part] = block - (top + np.log(np.exp(block - top).sum(axis=1, keepdims=True)))
-    return out
+    parts = (log_probs[:, :letters], log_probs[:, letters:])
+    return np.concatenate([part - np.logaddexp.reduce(part, axis=1, keepdims=True) for part in parts], axis=1)
 
 
 def check_plays(recognizer: GlyphRecognizer, prepared: np.ndarray, log_probs: np.ndarray, scored: Scored,
