@@ -15,6 +15,8 @@ TILE_FONT_PACKAGES := fonts-noto-core fonts-noto-extra fonts-paratype fonts-linu
 	fonts-adf-verana fonts-adf-ikarius fonts-adf-baskervald fonts-adf-irianis fonts-adf-libris fonts-adf-switzera \
 	fonts-adf-oldania fonts-century-catalogue fonts-fanwood fonts-tuffy fonts-b612 fonts-sil-andika fonts-jura \
 	fonts-junicode fonts-gfs-didot fonts-bebas-neue fonts-linex
+# the serif families candidate models are chosen on (FONT_FAMILIES' development part), never trained on
+DEVELOPMENT_FONT_PACKAGES := fonts-oldstandard fonts-averia-serif-gwf fonts-quattrocento fonts-arapey
 SYSTEM_PACKAGES := python3 python3-venv python3-dev gcc \
 	fonts-dejavu-core fonts-urw-base35 fonts-freefont-ttf fonts-liberation \
 	fonts-comic-neue fonts-dkg-handwriting fonts-breip fonts-sjfonts fonts-kristi fonts-tlwg-purisa-otf \
@@ -60,7 +62,7 @@ $(INSTALLED): pyproject.toml rules_core/_movegen.c | system-packages
 system-packages: PACKAGES = $(SYSTEM_PACKAGES)
 test-packages: PACKAGES = $(TEST_PACKAGES)
 bench-packages: PACKAGES = $(BENCH_PACKAGES)
-train-packages: PACKAGES = $(TILE_FONT_PACKAGES)
+train-packages: PACKAGES = $(TILE_FONT_PACKAGES) $(DEVELOPMENT_FONT_PACKAGES)
 system-packages test-packages bench-packages train-packages:
 	@missing=""; \
 	for package in $(PACKAGES); do \

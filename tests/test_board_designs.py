@@ -106,7 +106,7 @@ def test_empty_wooden_squares_are_not_read_as_blanks() -> None:
 
 def test_font_families_are_split_whole() -> None:
     parts = {part for part, _ in FONT_FAMILIES.values()}
-    assert parts == {"train", "calibration", "heldout"}
+    assert parts == {"train", "calibration", "development", "heldout"}
     files = [f for _, names in FONT_FAMILIES.values() for f in names]
     assert len(files) == len(set(files))  # a file belongs to one family, so to one part
     assert family_of("/x/Arimo-Bold.ttf") == "Liberation Sans"  # Liberation's design under another name: kept out too

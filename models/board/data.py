@@ -81,16 +81,18 @@ def render_samples(
     foreign: float | None = None,
     designs: tuple[str, ...] = (),
     blanks: float | None = None,
+    families: tuple[str, ...] = (),
 ) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
     """Crops and labels of one random rendered scene (empties kept with probability
     ``keep_empty``, the centre star square always; ``foreign`` the share of tiles with a
     non-Spanish letter and ``blanks`` the share of blanks, None for the renderer's; ``designs``: a
     board design drawn from these for each scene, tiles from the font families of the split's part,
-    ``render_designs``)."""
+    ``render_designs``, or from one of ``families``)."""
     shares = {name: share for name, share in (("foreign", foreign), ("blanks", blanks)) if share is not None}
     cells = R.random_cells(rng, **shares) if shares else None  # None: the renderer draws them, as before
     design = str(rng.choice(designs)) if designs else None
-    scene = R.random_scene(rng, cells, split=split, width=width, height=height, hands=hands, design=design)
+    family = str(rng.choice(families)) if families else None  # no draw without: earlier commands make the same crops
+    scene = R.random_scene(rng, cells, split=split, width=width, height=height, hands=hands, design=design, family=family)
     frame = R.render(scene)
     crops = board_crops(frame.image, jittered(frame.image_from_board, rng, 0.05))
     labels = np.array([INDEX[name] for row in frame.labels for name in row], np.int64)

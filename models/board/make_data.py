@@ -13,11 +13,13 @@ import cv2
 import numpy as np
 
 from vision.board.labels import INDEX
+from vision.board.render_designs import families as part_families
 
 from . import data
 
 
 def main() -> None:
+    train_families = part_families("train")
     parser = argparse.ArgumentParser()
     parser.add_argument("out")
     parser.add_argument("--scenes", type=int, default=1000)
@@ -30,8 +32,15 @@ def main() -> None:
     parser.add_argument("--blanks", type=float, default=None, help="share of tiles that are blanks (default: the renderer's)")
     parser.add_argument("--max-hands", type=int, default=None, help="hands per scene drawn from 0..N (default: the renderer's odds)")
     parser.add_argument("--designs", default="", help='board designs drawn from, comma-separated (e.g. "green,beige,black"; default: the green board alone)')
+    parser.add_argument("--families", default="", help="with --designs: the tiles' font family drawn from these train families, "
+                        "comma-separated (default: any of the split's part)")
     args = parser.parse_args()
     designs = tuple(d for d in args.designs.split(",") if d)
+    families = tuple(f for f in args.families.split(",") if f)
+    if families and not designs:
+        parser.error("--families needs --designs")
+    if not set(families) <= set(train_families):
+        parser.error(f"not train font families: {', '.join(sorted(set(families) - set(train_families)))}")
     cv2.setNumThreads(1)
     rng = np.random.default_rng(args.seed)
     xs, ys, src = [], [], []
@@ -49,7 +58,8 @@ def main() -> None:
         print(f"photos: {sum(len(y) for y in ys)} crops, {time.time() - start:.0f}s", flush=True)
     for i in range(args.scenes):
         hands = None if args.max_hands is None else int(rng.integers(0, args.max_hands + 1))
-        x, y = data.render_samples(rng, args.split, args.keep_empty, hands=hands, foreign=args.foreign, designs=designs, blanks=args.blanks)
+        x, y = data.render_samples(rng, args.split, args.keep_empty, hands=hands, foreign=args.foreign, designs=designs, blanks=args.blanks,
+                                   families=families)
         xs.append(x); ys.append(y); src.append(np.zeros(len(y), np.int8))
         if i % 100 == 0:
             print(f"scene {i}: {sum(len(y) for y in ys)} crops, {time.time() - start:.0f}s", flush=True)

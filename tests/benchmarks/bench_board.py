@@ -144,7 +144,7 @@ def bench_designs(count: int, seed: int = 60606, part: str | None = None) -> dic
     """Renders of every board design (``render_designs.DESIGNS``, held-out colours and camera,
     no hand), each in a font of a family the classifier trained on (``BENCH_TRAIN_FAMILIES``,
     the first twelve) or of one kept out (``heldout``), alternately: figures per design and per
-    font family. ``part`` (``calibration``, ``heldout``): every board in a family of that part
+    font family. ``part`` (``calibration``, ``development``, ``heldout``): every board in a family of that part
     instead."""
     from vision.board.render_designs import BENCH_TRAIN_FAMILIES, DESIGNS, FONT_FAMILIES, SEEN_BY_COMMITTED, families
 
@@ -283,7 +283,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer renders and games")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
-    parser.add_argument("--designs-in", metavar="PART", choices=("calibration", "heldout"),
+    parser.add_argument("--designs-in", metavar="PART", choices=("calibration", "development", "heldout"),
                         help="only the per-design figures, every board in a font family of PART (with --seed, --count)")
     parser.add_argument("--seed", type=int, default=60606, help="with --designs-in: the renders' seed")
     parser.add_argument("--count", type=int, default=150, help="with --designs-in: how many boards")

@@ -13,7 +13,8 @@ colour ranges than the training splits.
 
 Font FAMILIES are split whole (``FONT_FAMILIES``): ``train`` families may be used to
 train the classifier, ``calibration`` families only to tune a rule on (the lean to
-``*``), ``heldout`` families only to report on. A family is every weight and width
+``*``), ``development`` families (serif, issue 20's eighteenth revision) only to choose between
+candidate models on, ``heldout`` families only to report on. A family is every weight and width
 of one design (Arimo is Liberation Sans's design, Carlito Lato's, Tinos Liberation
 Serif's: each kept in the same part). ``SEEN_BY_COMMITTED`` lists the families the
 MAIN classifier's first training saw (issue 6). Since the seventeenth revision of issue 20 the
@@ -105,6 +106,12 @@ FONT_FAMILIES: Final[dict[str, tuple[str, tuple[str, ...]]]] = {
     "Quercus": ("train", ("Quercus_Bold.ttf",)),
     "Lato": ("calibration", ("Lato-Semibold.ttf", "Lato-Bold.ttf", "Lato-Heavy.ttf", "Carlito-Bold.ttf")),
     "Cantarell": ("calibration", ("Cantarell-Bold.otf", "Cantarell-ExtraBold.otf")),
+    # serif designs to choose between candidate models on: no model trained on them, no figure reported
+    # on them (Debian's fonts-oldstandard, fonts-averia-serif-gwf, fonts-quattrocento, fonts-arapey)
+    "Old Standard": ("development", ("OldStandard-Bold.ttf",)),
+    "Averia Serif": ("development", ("AveriaSerifGWF-Bold.ttf",)),
+    "Quattrocento": ("development", ("Quattrocento-Regular.otf",)),
+    "Arapey": ("development", ("Arapey-Black.otf",)),
     "Liberation Sans": ("heldout", ("LiberationSans-Regular.ttf", "LiberationSans-Bold.ttf", "LiberationSansNarrow-Bold.ttf", "Arimo-Bold.ttf")),
     "Liberation Serif": ("heldout", ("LiberationSerif-Bold.ttf", "Tinos-Bold.ttf")),
     "Inter": ("heldout", ("Inter-SemiBold.otf", "Inter-Bold.otf")),
@@ -125,7 +132,7 @@ TILE_FACES: Final = {  # BGR
 
 
 def families(part: str) -> tuple[str, ...]:
-    """The font families of a part (``train``, ``calibration``, ``heldout``)."""
+    """The font families of a part (``train``, ``calibration``, ``development``, ``heldout``)."""
     return tuple(name for name, (p, _) in FONT_FAMILIES.items() if p == part)
 
 
