@@ -215,11 +215,17 @@ def test_a_play_the_unconstrained_reading_writes_too_needs_only_the_confirmed_th
     ("12F CASA", {"12F CASA"}),  # a written form of the play
     ("12F-CASA →", {"12F CASA"}),  # separators and the arrow aside
     ("I2F CASA", {"12F CASA"}),  # 1 read as I: CASA goes only at 12F, a coordinate as long
-    ("I2F CASO", set()),  # CASO goes at 7E, 11E and 12F: the lookalike coordinate settles nothing
-    ("12F CASO", {"12F CASO"}),  # but written in full it names one of them
+    ("I2F CASO", {"12F CASO"}),  # CASO goes at 7E, 11E and 12F: the word read right, the coordinate one off 12F
+    ("11F CASO", {"11E CASO", "12F CASO"}),  # one off two places: the posterior decides between them
+    ("7F CASO", {"7E CASO"}),
+    ("12F CASO", {"12F CASO"}),  # written in full
     ("F12 CASA", set()),  # the coordinate in the other order is a mistake of its own (D.III.20.4), no lookalike
+    ("F13 CASA ↓", {"12F CASA"}),  # ... but with the play's arrow either order is right (D.III.20.1.b), one off
+    ("F13 CASA →", set()),  # (12F is vertical: the other arrow is a mistake too)
+    ("F13 CASA", set()),
     ("12F CASa", set()),  # a circle the play has not
     ("2F CASA", set()),  # a coordinate character missing
+    ("12F CASE", set()),  # a word that does not exist: the legal word one letter away is not confirmed
 ])  # fmt: skip
 def test_which_plays_a_raw_reading_confirms(small_lexicon: Lexicon, raw: str, plays: set[str]) -> None:
     position = Position.from_cgp(f"{CHORIZO} AACSEIO 0/0 0")

@@ -372,12 +372,16 @@ def score_line(log_probs: np.ndarray, cands: CandidateSet, beam: int = 8,
 
 
 def confirmed_plays(raw: str, cands: CandidateSet) -> frozenset[str]:
-    """The plays an unconstrained reading writes too (canonical notation), separators aside: the play it
-    is a written form of, and the one play of the round whose word as notated it writes after that play's
-    coordinate with one character misread (``I2C GRACEJAR`` for ``12C GRACEJAR``: a coordinate's
-    lookalikes, 1 and I, 7 and 1, are left to the position where it lets the word go only there; where the
-    word fits elsewhere too, ``86 HUiFA`` is as much 8G as 8D). A coordinate in the other order is two
-    characters off: that is a mistake of its own (D.III.20.4), not a lookalike."""
+    """The plays an unconstrained reading writes too (canonical notation), separators aside: the play it is a
+    written form of, and each play of the round whose word as notated it writes after that play's coordinate
+    with one character misread (``I2C GRACEJAR`` for ``12C GRACEJAR``, ``10P MOZO`` for ``10D MOZO``; with the
+    play's arrow, the coordinate in either order, D.III.20.1.b). The word read as written is what tells a right slip
+    from a word that does not exist taken for a legal one (``N1 CULEG`` read exactly so, taken for CULEA);
+    where the word fits in several places (``86 HUiFA``: 8G or 8D?), the posterior over those plays decides,
+    with its own threshold (``confirmed_accept``: on the calibration slips, the surest wrong place chosen for a
+    word read right had 0.53). The coordinate in the other order without an arrow is not a misreading but a
+    mistake of its own (D.III.20.4): it confirms nothing; nor does a coordinate two characters off (``2FC``
+    before ``ASA`` is no misread ``12G``: it is ``2F`` before ``CASA``)."""
     text = unseparated(raw)
     written = text.replace("→", "").replace("↓", "")
     plays = set()
@@ -385,13 +389,19 @@ def confirmed_plays(raw: str, cands: CandidateSet) -> frozenset[str]:
     if found is not None and cands.candidates[found].kind == "play":
         plays.add(cands.candidates[found].play)
     for length in (2, 3):
-        places = cands.places.get(written[length:], frozenset())
-        if len(places) == 1:
-            (play,) = places
+        prefix = written[:length]
+        for play in cands.places.get(written[length:], frozenset()):
             coordinate = play.partition(" ")[0]
-            if len(coordinate) == length and sum(a != b for a, b in zip(written, coordinate)) <= 1:
+            arrow = "↓" if coordinate[0].isdigit() else "→"  # ``Play.coordinate``: 8H vertical, H8 horizontal
+            orders = (coordinate, _swap(coordinate)) if text.endswith(arrow) else (coordinate,)
+            if len(coordinate) == length and any(_differ(prefix, order) <= 1 for order in orders):
                 plays.add(play)
     return frozenset(plays)
+
+
+def _differ(a: str, b: str) -> int:
+    """How many characters of two strings as long differ."""
+    return sum(x != y for x, y in zip(a, b))
 
 
 def options_of(scored: Scored, limits: Thresholds) -> list[Option]:
