@@ -17,6 +17,7 @@ import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 import numpy as np
 
@@ -36,7 +37,7 @@ REAL = SHARED / "data" / "handwriting" / "caps_digits"
 
 @dataclass(frozen=True)
 class Case:
-    kind: str  # "clean", "oriented", "unmarked", "swapped", "phony"
+    kind: str  # "clean", "oriented", "unmarked", "swapped", "phony"; "illegible" (``make_illegible_cases``)
     cgp: str
     written: str  # what the player wrote (lowercase = circled)
     play: str  # the play meant, canonical
@@ -143,6 +144,44 @@ def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lex
             made += 1
 
 
+SPOILS: Final = ("blank", "scribbled", "blotted")  # how an illegible slip's play field is spoilt, in turn
+
+
+def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon) -> Iterator[Case]:
+    """``count`` slips whose play no arbiter could score as written (D.III.20.4), each ``SPOILS`` in turn: the
+    play field left blank, a play of the position written and then scribbled over
+    (``synthetic.scribble_over``), or written under a blot of ink (``synthetic.blot``). Each must go to the
+    arbiter (``judge``); the round and table boxes are filled in as usual. Fixed by ``seed``."""
+    rng = np.random.default_rng(seed)
+    pool = positions()
+    word_box = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6)
+    made = 0
+    for index in rng.permutation(len(pool)):
+        if made >= count:
+            return
+        cgp = pool[int(index)]
+        position = Position.from_cgp(cgp)
+        plays = generate_plays(position.board, position.rack, lexicon)
+        if not plays:
+            continue
+        sp, spoil = _choose_play(plays, rng), SPOILS[made % len(SPOILS)]
+        fields = synthetic.play_fields(sp.notation) if spoil != "blank" else {"coordenada": "", "palabra": ""}
+        fields.update({"ronda": str(int(rng.integers(1, 25))), "mesa": str(made % 12 + 1)})
+        player = f"j{made % 12 + 1}"
+        info = layout.SlipInfo("bench", "Banco de pruebas", made % 12 + 1, player, f"Jugador {made % 12 + 1}")
+        writer = writers[int(rng.integers(len(writers)))]
+        filled = synthetic.fill_slip(layout.render_slip(info), fields, writer, rng)
+        ink = float(rng.uniform(10, 90))
+        if spoil == "scribbled":
+            synthetic.scribble_over(filled, word_box, rng, ink)
+        elif spoil == "blotted":
+            synthetic.blot(filled, word_box, rng, ink)
+        written = "" if spoil == "blank" else sp.notation
+        yield Case("illegible", cgp, written, sp.notation, 0, False, synthetic.scan(filled, rng), player,
+                   int(fields["ronda"]))  # fmt: skip
+        made += 1
+
+
 def legal_play_written(plays: Sequence[ScoredPlay], written: str, position: Position) -> ScoredPlay:
     """The legal play a mistaken form turned out to be (an uncircled blank written as the rack's own tile):
     the one with that notation, or, written in capitals over a blank already on the board (``6F CHIS`` for
@@ -198,7 +237,10 @@ def judge(case: Case, result: dict[str, object], seconds: float) -> Outcome:
     verdict = str(result["verdict"])
     play, score = result.get("play"), result.get("score")
     flags = tuple(str(f) for f in result.get("flags", []))  # type: ignore[attr-defined]
-    if verdict == "flagged":
+    if case.kind == "illegible":  # nothing to score as written: only the arbiter may decide (D.III.20.4)
+        right = verdict == "flagged"
+        silent = not right
+    elif verdict == "flagged":
         right = silent = False
     elif case.kind in ("clean", "oriented"):
         right = verdict == "accepted" and play == case.play and score == case.expected_score

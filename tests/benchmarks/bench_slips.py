@@ -14,7 +14,10 @@ rotation and read by the whole pipeline (registration, QR, round box, play):
   nor used for a threshold, ``vision.slips.unipen.split_of``), each slip one writer's;
 * ``unipen-unseen``: UNIPEN writers of the collection in no part at all (``unipen.UNSEEN_COLLECTION``);
 * ``absolute-real-test``, ``absolute-unipen-test``: slips in absolute-board notation (D.III.20.1.c),
-  the play written on the printed board, by the hands of ``real-test`` and ``unipen-test``.
+  the play written on the printed board, by the hands of ``real-test`` and ``unipen-test``;
+* ``illegible-real-test``, ``illegible-unipen-test``: slips by those hands whose play no arbiter could score
+  as written (D.III.20.4): left blank, scribbled over or blotted (``cases.make_illegible_cases``); every one
+  must be flagged (``illegible_flagged``), and one scored is a silent error.
 
 Positions and racks are the golden positions (FILE2017); 80 % of slips are written
 correctly, the rest oriented or with a mistake (blank not circled, coordinate
@@ -46,7 +49,7 @@ os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from models.slips.cases import Case, Outcome, judge, make_cases, writers_for  # noqa: E402
+from models.slips.cases import Case, Outcome, judge, make_cases, make_illegible_cases, writers_for  # noqa: E402
 from rules_core.cgp import Position  # noqa: E402
 from rules_core.lexicon import Lexicon  # noqa: E402
 from vision.slips import layout  # noqa: E402
@@ -59,9 +62,11 @@ from vision.slips.register import find_slips  # noqa: E402
 LEXICON = Path(__file__).resolve().parents[3] / "shared" / "lexicon" / "FILE2017.txt"
 SEEDS = {"synthetic": 7001, "real-test": 7002, "synthetic-calibration": 8001, "real-calibration": 8002,
          "synthetic-calibration-unseen": 8003, "unipen-test": 7003, "unipen-unseen": 7004, "unipen-calibration": 8004,
-         "absolute-real-test": 7005, "absolute-unipen-test": 7006}
+         "absolute-real-test": 7005, "absolute-unipen-test": 7006, "illegible-real-test": 7008,
+         "illegible-unipen-test": 7009}
 # absolute-*: slips in absolute-board notation (D.III.20.1.c), the play on the printed board, by those hands
-DEFAULT_SETS = "synthetic,real-test,unipen-test,unipen-unseen,absolute-real-test,absolute-unipen-test"
+DEFAULT_SETS = ("synthetic,real-test,unipen-test,unipen-unseen,absolute-real-test,absolute-unipen-test,"
+                "illegible-real-test,illegible-unipen-test")
 ROUNDS = list(range(1, 25))
 
 
@@ -174,6 +179,7 @@ def summary(outcomes: list[Outcome], extra: dict[str, float]) -> dict[str, Any]:
     blanks = [o for o in outcomes if o.blank_right is not None]
     unmarked = [o for o in outcomes if o.kind == "unmarked"]
     swapped = [o for o in outcomes if o.kind == "swapped"]
+    illegible = [o for o in outcomes if o.kind == "illegible"]
     per_slip = float(np.mean([o.seconds for o in outcomes]))
     build = extra["candidate_build_s_per_position"]
     flags = Counter(f for o in outcomes for f in o.flags)
@@ -188,6 +194,7 @@ def summary(outcomes: list[Outcome], extra: dict[str, float]) -> dict[str, Any]:
         "unmarked_blank_caught": f"{sum(o.verdict == 'flagged' or o.score == 0 for o in unmarked)}/{len(unmarked)}",
         "coordinate_order_caught": f"{sum(o.verdict == 'flagged' or o.score == 0 for o in swapped)}/{len(swapped)}",
         "silent_errors_on_correct_slips": sum(o.silent_error for o in clean),
+        "illegible_flagged": f"{sum(o.verdict == 'flagged' for o in illegible)}/{len(illegible)}",
         "lookalike_coordinate_right": f"{sum(o.right for o in clean if o.lookalike)}/{sum(o.lookalike for o in clean)}",
         "round_read_right": round(sum(o.round_right for o in outcomes) / n, 4),
         "by_kind": {k: f"{sum(o.right for o in outcomes if o.kind == k)}/{c} right, "
@@ -221,12 +228,14 @@ def main() -> None:
     reader = SlipReader(lexicon, trial, thresholds, committed_grid_reading(), default_glyph_recognizer())
     report: dict[str, Any] = {}
     for name in args.sets.split(","):
-        board = name.startswith("absolute-")
-        hands = writers_for(name.removeprefix("absolute-"))
-        cases = list(make_cases(args.count, hands, SEEDS[name] + args.seed_offset, lexicon, board=board))
+        board, spoilt = name.startswith("absolute-"), name.startswith("illegible-")
+        hands = writers_for(name.removeprefix("absolute-").removeprefix("illegible-"))
+        seed = SEEDS[name] + args.seed_offset
+        cases = list(make_illegible_cases(args.count, hands, seed, lexicon) if spoilt
+                     else make_cases(args.count, hands, seed, lexicon, board=board))  # fmt: skip
         outcomes, extra = run_reader(reader, cases)
         figures = summary(outcomes, extra)
-        if not args.no_ocr and not board:  # on the correctly written slips, ignoring circles: what generic OCR can do
+        if not args.no_ocr and not board and not spoilt:  # on the correctly written slips, ignoring circles: what generic OCR can do
             clean = [c for c in cases if c.kind in ("clean", "oriented")]
             lines = [play_line(c) for c in clean]
             truth = [normal(c.written) for c in clean]

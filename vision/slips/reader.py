@@ -17,7 +17,7 @@ import functools
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Final
 
 import cv2
 import numpy as np
@@ -48,6 +48,8 @@ from .squares import SquareRecognizer, default_square_recognizer, score_squares
 Position = tuple[Board, tuple[Tile, ...]]
 QrFacts = tuple[str, int, str]  # (game, table, player) as a slip's QR code says (``layout.qr_payload``)
 PositionOf = Callable[[int | None], Position | None]  # the round's position, given the round read
+BLOT_RADIUS: Final = 0.2  # of a box's height: ink this thick is a blot (``blotted``); pen strokes reached 0.126 on 480
+#                          calibration slips (fonts, real characters, UNIPEN writers), blots 0.29 or more
 
 
 @dataclass(frozen=True)
@@ -142,6 +144,16 @@ def join_line(coordinate: np.ndarray, word: np.ndarray) -> np.ndarray:
     paper = int(np.percentile(np.concatenate([coordinate.ravel(), word.ravel()]), 70))
     gap = np.full((height, max(4, int(height * 0.5))), paper, np.uint8)
     return np.hstack([fit(coordinate), gap, fit(word)])
+
+
+def blotted(gray: np.ndarray) -> bool:
+    """Whether a box holds a blot of ink: solid ink whose inscribed circle has a radius of ``BLOT_RADIUS`` of the
+    box's height or more, where no pen stroke comes near. A blot hides letters, and those left may spell another
+    legal play (`E10 ÑENGO` blotted reads ÑO): the slip is illegible (D.III.20.4), the arbiter's to decide."""
+    ink = (ink_of(gray) > 0.4).astype(np.uint8)
+    if not ink.any():
+        return False
+    return float(cv2.distanceTransform(ink, cv2.DIST_L2, 5).max()) >= BLOT_RADIUS * gray.shape[0]
 
 
 def text_rows(gray: np.ndarray) -> int:
@@ -315,7 +327,8 @@ class SlipReader:
             result.rectified, play_box = grid[0], absolute.board_box()
         return self._finish(result, join_line(coordinate, word), fields["ronda"], position_of, players, rounds,
                             several=max(text_rows(coordinate), text_rows(word)) > 1, play_box=play_box,
-                            current=current, grid=grid, relative_notation=relative_notation)  # fmt: skip
+                            current=current, grid=grid, relative_notation=relative_notation,
+                            spoilt=grid is None and (blotted(coordinate) or blotted(word)))  # fmt: skip
 
     def read_plain(self, gray: np.ndarray, template: PlainTemplate, position_of: PositionOf,
                    players: Sequence[PlayerRef] = (), rounds: Sequence[int] = (),
@@ -336,13 +349,15 @@ class SlipReader:
             play_box = template.fields["coordenada"][:2] + template.fields["palabra"][2:]
         return self._finish(result, line, crops.get("ronda"), position_of, players, rounds,
                             several=text_rows(line) > 1, play_box=play_box, current=current,
-                            relative_notation=relative_notation)  # fmt: skip
+                            relative_notation=relative_notation, spoilt=blotted(line))  # fmt: skip
 
     def _finish(self, result: SlipResult, line: np.ndarray, round_crop: np.ndarray | None, position_of: PositionOf,
                 players: Sequence[PlayerRef], rounds: Sequence[int], several: bool,
                 play_box: tuple[int, int, int, int], current: int | None = None,
                 grid: tuple[np.ndarray, list[tuple[int, int]]] | None = None,
-                relative_notation: bool = False) -> SlipResult:  # fmt: skip
+                relative_notation: bool = False, spoilt: bool = False) -> SlipResult:  # fmt: skip
+        """The slip's round, position and play decided, with every flag the arbiter needs: ``several`` plays
+        written (D.III.20.2), a play field ``spoilt`` by a blot (``blotted``: illegible, D.III.20.4)."""
         flags: list[str] = ["relative_notation"] if relative_notation else []
         if players and (result.player is None or result.player_confidence < self.thresholds.field):
             flags.append("player_unknown")
@@ -369,6 +384,8 @@ class SlipReader:
                 result.round = settled
         if several:
             flags.append("several_plays")
+        if spoilt:
+            flags.append("illegible")
         result.flags = tuple(dict.fromkeys(flags + list(result.decision.flags)))
         return result
 

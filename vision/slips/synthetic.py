@@ -49,6 +49,35 @@ def fill_slip(printed: np.ndarray, fields: Mapping[str, str], writer: hw.Writer,
     return image
 
 
+def scribble_over(image: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator,
+                  ink: float = 40.0) -> None:  # fmt: skip
+    """A zigzag of pen strokes across ``box`` (x0, y0, x1, y1 px) of a grey image, in place: what a player
+    draws over a play they give up (the play under it is no longer legible, D.III.20.4)."""
+    x0, y0, x1, y1 = box
+    h = y1 - y0
+    points, x, down = [], float(x0 + 4), False
+    while x < x1 - 4:
+        low, high = (0.6, 0.88) if down else (0.12, 0.4)
+        points.append((int(x), int(y0 + h * rng.uniform(low, high))))
+        x, down = x + float(rng.uniform(0.05, 0.14)) * h, not down
+    if len(points) > 1:
+        cv2.polylines(image, [np.array(points, np.int32)], False, int(ink), int(rng.integers(2, 5)), cv2.LINE_AA)
+
+
+def blot(image: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator, ink: float = 40.0) -> None:
+    """A blot of ink over part of the writing in ``box`` (x0, y0, x1, y1 px), in place: a spilt pen or a thumb
+    on wet ink. It hides a third to a half of the box's height and one to three letters' width, somewhere
+    along the written columns (the box's middle when nothing is written)."""
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    region = image[y0:y1, x0:x1].astype(np.float32)
+    written = np.nonzero((region < np.percentile(region, 60) - 40).sum(axis=0) > 1)[0]
+    first, last = (int(written[0]), int(written[-1])) if len(written) else (w // 3, 2 * w // 3)
+    centre = (x0 + int(rng.uniform(first, last + 1)), int((y0 + y1) / 2 + h * rng.uniform(-0.1, 0.1)))
+    axes = (int(h * rng.uniform(0.3, 0.7)), int(h * rng.uniform(0.25, 0.4)))
+    cv2.ellipse(image, centre, axes, float(rng.uniform(-25, 25)), 0, 360, int(ink), -1, cv2.LINE_AA)
+
+
 def play_fields(notation: str) -> dict[str, str]:
     """The coordinate and word boxes of a written play: ``H8 CASA →`` -> coordinate H8, word CASA→."""
     parts = notation.replace("-", " ").split()
