@@ -49,7 +49,7 @@ Position = tuple[Board, tuple[Tile, ...]]
 QrFacts = tuple[str, int, str]  # (game, table, player) as a slip's QR code says (``layout.qr_payload``)
 PositionOf = Callable[[int | None], Position | None]  # the round's position, given the round read
 BLOT_RADIUS: Final = 0.2  # of a box's height: ink this thick is a blot (``blotted``); pen strokes reached 0.126 on 480
-#                          calibration slips (fonts, real characters, UNIPEN writers), blots 0.29 or more
+#                          calibration slips (fonts, real characters, UNIPEN writers), blots 0.27 or more
 
 
 @dataclass(frozen=True)
