@@ -41,3 +41,16 @@ def test_a_blot_is_told_from_pen_strokes_by_how_thick_its_ink_is() -> None:
         assert not blotted(field), word
         synthetic.blot(field, box, rng)
         assert blotted(field), word
+
+
+def test_a_vertical_word_on_the_board_is_spoilt_along_its_height() -> None:
+    """On an absolute slip's board a vertical word's squares make a box taller than wide: the scribble and the
+    blot run along its height, and ink nothing outside it."""
+    rng = np.random.default_rng(5)
+    for spoil in (synthetic.scribble_over, synthetic.blot):
+        page = np.full((400, 200), 235, np.uint8)
+        box = (80, 40, 114, 360)  # one square wide, nine tall
+        spoil(page, box, rng, 40.0)
+        ys, xs = np.nonzero(page < 150)
+        assert len(ys) and xs.min() >= box[0] - 2 and xs.max() <= box[2] + 2
+        assert ys.max() - ys.min() > xs.max() - xs.min(), spoil.__name__

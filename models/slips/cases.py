@@ -147,14 +147,15 @@ def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lex
 SPOILS: Final = ("blank", "scribbled", "blotted")  # how an illegible slip's play field is spoilt, in turn
 
 
-def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon) -> Iterator[Case]:
+def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon,
+                         board: bool = False) -> Iterator[Case]:  # fmt: skip
     """``count`` slips whose play no arbiter could score as written (D.III.20.4), each ``SPOILS`` in turn: the
     play field left blank, a play of the position written and then scribbled over
-    (``synthetic.scribble_over``), or written under a blot of ink (``synthetic.blot``). Each must go to the
-    arbiter (``judge``); the round and table boxes are filled in as usual. Fixed by ``seed``."""
+    (``synthetic.scribble_over``), or written under a blot of ink (``synthetic.blot``). ``board``: absolute
+    slips (D.III.20.1.c), the play written on the printed board and spoilt there. Each must go to the arbiter
+    (``judge``); the round and table boxes are filled in as usual. Fixed by ``seed``."""
     rng = np.random.default_rng(seed)
     pool = positions()
-    word_box = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6)
     made = 0
     for index in rng.permutation(len(pool)):
         if made >= count:
@@ -165,17 +166,26 @@ def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, le
         if not plays:
             continue
         sp, spoil = _choose_play(plays, rng), SPOILS[made % len(SPOILS)]
-        fields = synthetic.play_fields(sp.notation) if spoil != "blank" else {"coordenada": "", "palabra": ""}
+        fields = synthetic.play_fields(sp.notation) if spoil != "blank" and not board else {}
         fields.update({"ronda": str(int(rng.integers(1, 25))), "mesa": str(made % 12 + 1)})
         player = f"j{made % 12 + 1}"
         info = layout.SlipInfo("bench", "Banco de pruebas", made % 12 + 1, player, f"Jugador {made % 12 + 1}")
         writer = writers[int(rng.integers(len(writers)))]
-        filled = synthetic.fill_slip(layout.render_slip(info), fields, writer, rng)
+        if board:
+            filled = synthetic.fill_slip(absolute.render_absolute_slip(info), fields, writer, rng)
+            if spoil != "blank":
+                filled = absolute.fill_grid(filled, sp.play, writer, rng)
+            squares = sp.play.squares()
+            first, last = absolute.cell_box(*squares[0]), absolute.cell_box(*squares[-1])
+            spoilt_box = (first[0], first[1], last[2], last[3])
+        else:
+            filled = synthetic.fill_slip(layout.render_slip(info), fields, writer, rng)
+            spoilt_box = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6)
         ink = float(rng.uniform(10, 90))
         if spoil == "scribbled":
-            synthetic.scribble_over(filled, word_box, rng, ink)
+            synthetic.scribble_over(filled, spoilt_box, rng, ink)
         elif spoil == "blotted":
-            synthetic.blot(filled, word_box, rng, ink)
+            synthetic.blot(filled, spoilt_box, rng, ink)
         written = "" if spoil == "blank" else sp.notation
         yield Case("illegible", cgp, written, sp.notation, 0, False, synthetic.scan(filled, rng), player,
                    int(fields["ronda"]))  # fmt: skip

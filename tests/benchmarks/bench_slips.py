@@ -17,7 +17,8 @@ rotation and read by the whole pipeline (registration, QR, round box, play):
   the play written on the printed board, by the hands of ``real-test`` and ``unipen-test``;
 * ``illegible-real-test``, ``illegible-unipen-test``: slips by those hands whose play no arbiter could score
   as written (D.III.20.4): left blank, scribbled over or blotted (``cases.make_illegible_cases``); every one
-  must be flagged (``illegible_flagged``), and one scored is a silent error.
+  must be flagged (``illegible_flagged``), and one scored is a silent error; ``illegible-absolute-*``: the
+  same on the printed board of absolute slips.
 
 Positions and racks are the golden positions (FILE2017); 80 % of slips are written
 correctly, the rest oriented or with a mistake (blank not circled, coordinate
@@ -63,10 +64,10 @@ LEXICON = Path(__file__).resolve().parents[3] / "shared" / "lexicon" / "FILE2017
 SEEDS = {"synthetic": 7001, "real-test": 7002, "synthetic-calibration": 8001, "real-calibration": 8002,
          "synthetic-calibration-unseen": 8003, "unipen-test": 7003, "unipen-unseen": 7004, "unipen-calibration": 8004,
          "absolute-real-test": 7005, "absolute-unipen-test": 7006, "illegible-real-test": 7008,
-         "illegible-unipen-test": 7009}
+         "illegible-unipen-test": 7009, "illegible-absolute-real-test": 7010, "illegible-absolute-unipen-test": 7011}
 # absolute-*: slips in absolute-board notation (D.III.20.1.c), the play on the printed board, by those hands
 DEFAULT_SETS = ("synthetic,real-test,unipen-test,unipen-unseen,absolute-real-test,absolute-unipen-test,"
-                "illegible-real-test,illegible-unipen-test")
+                "illegible-real-test,illegible-unipen-test,illegible-absolute-real-test,illegible-absolute-unipen-test")
 ROUNDS = list(range(1, 25))
 
 
@@ -228,10 +229,11 @@ def main() -> None:
     reader = SlipReader(lexicon, trial, thresholds, committed_grid_reading(), default_glyph_recognizer())
     report: dict[str, Any] = {}
     for name in args.sets.split(","):
-        board, spoilt = name.startswith("absolute-"), name.startswith("illegible-")
-        hands = writers_for(name.removeprefix("absolute-").removeprefix("illegible-"))
+        spoilt = name.startswith("illegible-")
+        board = name.removeprefix("illegible-").startswith("absolute-")
+        hands = writers_for(name.removeprefix("illegible-").removeprefix("absolute-"))
         seed = SEEDS[name] + args.seed_offset
-        cases = list(make_illegible_cases(args.count, hands, seed, lexicon) if spoilt
+        cases = list(make_illegible_cases(args.count, hands, seed, lexicon, board=board) if spoilt
                      else make_cases(args.count, hands, seed, lexicon, board=board))  # fmt: skip
         outcomes, extra = run_reader(reader, cases)
         figures = summary(outcomes, extra)

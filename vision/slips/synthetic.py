@@ -8,7 +8,7 @@ scanner bed at any rotation, with a little perspective, blur, noise and JPEG, at
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import cv2
 import numpy as np
@@ -52,7 +52,10 @@ def fill_slip(printed: np.ndarray, fields: Mapping[str, str], writer: hw.Writer,
 def scribble_over(image: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator,
                   ink: float = 40.0) -> None:  # fmt: skip
     """A zigzag of pen strokes across ``box`` (x0, y0, x1, y1 px) of a grey image, in place: what a player
-    draws over a play they give up (the play under it is no longer legible, D.III.20.4)."""
+    draws over a play they give up (the play under it is no longer legible, D.III.20.4). A box taller than
+    wide (a vertical word on an absolute slip's board) is scribbled along its height."""
+    if _along_height(image, box, rng, ink, scribble_over):
+        return
     x0, y0, x1, y1 = box
     h = y1 - y0
     points, x, down = [], float(x0 + 4), False
@@ -67,7 +70,10 @@ def scribble_over(image: np.ndarray, box: tuple[int, int, int, int], rng: np.ran
 def blot(image: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator, ink: float = 40.0) -> None:
     """A blot of ink over part of the writing in ``box`` (x0, y0, x1, y1 px), in place: a spilt pen or a thumb
     on wet ink. It hides a third to a half of the box's height and one to three letters' width, somewhere
-    along the written columns (the box's middle when nothing is written)."""
+    along the written columns (the box's middle when nothing is written; along the rows of a box taller than
+    wide)."""
+    if _along_height(image, box, rng, ink, blot):
+        return
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
     region = image[y0:y1, x0:x1].astype(np.float32)
@@ -76,6 +82,18 @@ def blot(image: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Gener
     centre = (x0 + int(rng.uniform(first, last + 1)), int((y0 + y1) / 2 + h * rng.uniform(-0.1, 0.1)))
     axes = (int(h * rng.uniform(0.3, 0.7)), int(h * rng.uniform(0.25, 0.4)))
     cv2.ellipse(image, centre, axes, float(rng.uniform(-25, 25)), 0, 360, int(ink), -1, cv2.LINE_AA)
+
+
+def _along_height(image: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator, ink: float,
+                  draw: Callable[[np.ndarray, tuple[int, int, int, int], np.random.Generator, float], None]) -> bool:  # fmt: skip
+    """For a box taller than wide: ``draw`` on the transposed image (in place) and True; else False."""
+    x0, y0, x1, y1 = box
+    if y1 - y0 <= x1 - x0:
+        return False
+    turned = np.ascontiguousarray(image.T)
+    draw(turned, (y0, x0, y1, x1), rng, ink)
+    image[...] = turned.T
+    return True
 
 
 def play_fields(notation: str) -> dict[str, str]:
