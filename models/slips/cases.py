@@ -88,6 +88,12 @@ def write_play(sp: ScoredPlay, kind: str, rng: np.random.Generator) -> str:
     return sp.notation
 
 
+def bench_slip(made: int) -> layout.SlipInfo:
+    """What is printed on the ``made``-th measurement slip: twelve players at twelve tables, in turn."""
+    table = made % 12 + 1
+    return layout.SlipInfo("bench", "Banco de pruebas", table, f"j{table}", f"Jugador {table}")
+
+
 def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon,
                cgps: Sequence[str] | None = None, per_position: int = 5, board: bool = False) -> Iterator[Case]:  # fmt: skip
     """``count`` cases, ``per_position`` slips per position (a round's slips share one), fixed by ``seed``.
@@ -127,10 +133,9 @@ def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lex
             if kind in ("unmarked", "phony") and expected:
                 kind, sp = "clean", legal_play_written(plays, written, position)
                 written, expected = sp.notation, sp.score
-            player = f"j{made % 12 + 1}"
-            info = layout.SlipInfo("bench", "Banco de pruebas", made % 12 + 1, player, f"Jugador {made % 12 + 1}")
+            info = bench_slip(made)
             fields = synthetic.play_fields(written)
-            fields.update({"ronda": str(int(rng.integers(1, 25))), "mesa": str(made % 12 + 1)})
+            fields.update({"ronda": str(int(rng.integers(1, 25))), "mesa": str(info.table)})
             writer = writers[int(rng.integers(len(writers)))]
             if board:
                 printed = absolute.render_absolute_slip(info)
@@ -140,7 +145,7 @@ def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lex
                 filled = synthetic.fill_slip(layout.render_slip(info), fields, writer, rng)
             scan = synthetic.scan(filled, rng)
             yield Case(kind, cgp, written, sp.notation, int(expected or 0), has_blank and kind != "unmarked", scan,
-                       player, int(fields["ronda"]))  # fmt: skip
+                       info.player, int(fields["ronda"]))  # fmt: skip
             made += 1
 
 
@@ -167,9 +172,8 @@ def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, le
             continue
         sp, spoil = _choose_play(plays, rng), SPOILS[made % len(SPOILS)]
         fields = synthetic.play_fields(sp.notation) if spoil != "blank" and not board else {}
-        fields.update({"ronda": str(int(rng.integers(1, 25))), "mesa": str(made % 12 + 1)})
-        player = f"j{made % 12 + 1}"
-        info = layout.SlipInfo("bench", "Banco de pruebas", made % 12 + 1, player, f"Jugador {made % 12 + 1}")
+        info = bench_slip(made)
+        fields.update({"ronda": str(int(rng.integers(1, 25))), "mesa": str(info.table)})
         writer = writers[int(rng.integers(len(writers)))]
         if board:
             filled = synthetic.fill_slip(absolute.render_absolute_slip(info), fields, writer, rng)
@@ -187,7 +191,7 @@ def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, le
         elif spoil == "blotted":
             synthetic.blot(filled, spoilt_box, rng, ink)
         written = "" if spoil == "blank" else sp.notation
-        yield Case("illegible", cgp, written, sp.notation, 0, False, synthetic.scan(filled, rng), player,
+        yield Case("illegible", cgp, written, sp.notation, 0, False, synthetic.scan(filled, rng), info.player,
                    int(fields["ronda"]))  # fmt: skip
         made += 1
 

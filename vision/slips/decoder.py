@@ -392,9 +392,11 @@ def confirmed_plays(raw: str, cands: CandidateSet) -> frozenset[str]:
         prefix = written[:length]
         for play in cands.places.get(written[length:], frozenset()):
             coordinate = play.partition(" ")[0]
+            if len(coordinate) != length:
+                continue
             arrow = "↓" if coordinate[0].isdigit() else "→"  # ``Play.coordinate``: 8H vertical, H8 horizontal
             orders = (coordinate, _swap(coordinate)) if text.endswith(arrow) else (coordinate,)
-            if len(coordinate) == length and any(_differ(prefix, order) <= 1 for order in orders):
+            if any(_differ(prefix, order) <= 1 for order in orders):
                 plays.add(play)
     return frozenset(plays)
 
