@@ -149,14 +149,15 @@ def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lex
             made += 1
 
 
-SPOILS: Final = ("blank", "scribbled", "blotted")  # how an illegible slip's play field is spoilt, in turn
+SPOILS: Final = ("blank", "scribbled", "blotted", "struck")  # how an illegible slip's play field is spoilt, in turn
 
 
 def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon,
                          board: bool = False) -> Iterator[Case]:  # fmt: skip
     """``count`` slips whose play no arbiter could score as written (D.III.20.4), each ``SPOILS`` in turn: the
     play field left blank, a play of the position written and then scribbled over
-    (``synthetic.scribble_over``), or written under a blot of ink (``synthetic.blot``). ``board``: absolute
+    (``synthetic.scribble_over``), written under a blot of ink (``synthetic.blot``), or written and struck out
+    with one line (``synthetic.strike_through``). ``board``: absolute
     slips (D.III.20.1.c), the play written on the printed board and spoilt there. Each must go to the arbiter
     (``judge``); the round and table boxes are filled in as usual. Fixed by ``seed``."""
     rng = np.random.default_rng(seed)
@@ -190,6 +191,8 @@ def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, le
             synthetic.scribble_over(filled, spoilt_box, rng, ink)
         elif spoil == "blotted":
             synthetic.blot(filled, spoilt_box, rng, ink)
+        elif spoil == "struck":
+            synthetic.strike_through(filled, spoilt_box, rng, ink)
         written = "" if spoil == "blank" else sp.notation
         yield Case("illegible", cgp, written, sp.notation, 0, False, synthetic.scan(filled, rng), info.player,
                    int(fields["ronda"]))  # fmt: skip

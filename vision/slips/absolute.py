@@ -50,6 +50,9 @@ TINT: Final = {Premium.DOUBLE_LETTER: 240, Premium.TRIPLE_LETTER: 232, Premium.D
 INK_CONTRAST: Final = 55  # grey levels under the paper that count as a pen's ink (tints are lighter)
 LINE_END_INK: Final = 0.03  # share of a square's inside inked that carries a line of written squares on
 FAINT_CONTRAST: Final = 32  # the least contrast taken as ink, for a faint pencil (the darkest tint is 27 under)
+SOLID_CONTRAST: Final = 80  # grey levels under the paper that count as solid ink, for ``blotted``
+BLOT_RADIUS: Final = 0.2  # of a square: solid ink this thick is a blot (``blotted``); on 900 calibration boards
+#                          (fonts, real characters, UNIPEN writers) letters reached 0.149, blots 0.256 or more
 SquareT = tuple[int, int]
 LineReader = Callable[[np.ndarray], tuple[np.ndarray, list[np.ndarray]]]  # a grey line -> log-probs, views
 
@@ -166,6 +169,23 @@ def written_cells(frame: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> lis
         if any(stats[i, cv2.CC_STAT_HEIGHT] >= 0.4 * ink.shape[0] for i in big) or ink.mean() >= 0.08:
             written.add(square)
     return sorted(written | _line_ends(written, inked) | _line_gaps(written, inked))
+
+
+def blotted(frame: np.ndarray, written: Sequence[SquareT], px_per_mm: float = layout.PX_PER_MM) -> bool:
+    """Whether a blot of ink lies on the written squares: solid ink (``SOLID_CONTRAST`` under the paper) whose
+    inscribed circle has a radius of ``BLOT_RADIUS`` of a square or more, within half a square of the squares'
+    span. Measured on the board itself, not on the squares' crops, which cut a blot at the printed lines. A blot
+    hides letters, and those left may still spell a legal play: illegible, the arbiter's to decide (D.III.20.4)."""
+    if not written:
+        return False
+    rows, cols = [row for row, _ in written], [col for _, col in written]
+    x0, y0, _, _ = cell_box(min(rows), min(cols), px_per_mm)
+    _, _, x1, y1 = cell_box(max(rows), max(cols), px_per_mm)
+    margin = int(CELL * px_per_mm / 2)
+    strip = frame[max(0, y0 - margin) : y1 + margin, max(0, x0 - margin) : x1 + margin].astype(np.float32)
+    solid = np.pad(((paper_level(frame, px_per_mm) - strip) > SOLID_CONTRAST).astype(np.uint8), 1)
+    radius = float(cv2.distanceTransform(solid, cv2.DIST_L2, 5).max())
+    return radius >= BLOT_RADIUS * CELL * px_per_mm
 
 
 def _line_ends(written: set[SquareT], inked: dict[SquareT, float]) -> set[SquareT]:

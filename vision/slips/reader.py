@@ -325,10 +325,11 @@ class SlipReader:
         grid = (slip.board, written) if slip.board is not None and written else None
         if grid is not None:  # absolute notation: the arbiter is shown the whole slip, board included
             result.rectified, play_box = grid[0], absolute.board_box()
+        spoilt = absolute.blotted(*grid) if grid is not None else blotted(coordinate) or blotted(word)
         return self._finish(result, join_line(coordinate, word), fields["ronda"], position_of, players, rounds,
                             several=max(text_rows(coordinate), text_rows(word)) > 1, play_box=play_box,
                             current=current, grid=grid, relative_notation=relative_notation,
-                            spoilt=grid is None and (blotted(coordinate) or blotted(word)))  # fmt: skip
+                            spoilt=spoilt)  # fmt: skip
 
     def read_plain(self, gray: np.ndarray, template: PlainTemplate, position_of: PositionOf,
                    players: Sequence[PlayerRef] = (), rounds: Sequence[int] = (),
@@ -357,7 +358,8 @@ class SlipReader:
                 grid: tuple[np.ndarray, list[tuple[int, int]]] | None = None,
                 relative_notation: bool = False, spoilt: bool = False) -> SlipResult:  # fmt: skip
         """The slip's round, position and play decided, with every flag the arbiter needs: ``several`` plays
-        written (D.III.20.2), a play field ``spoilt`` by a blot (``blotted``: illegible, D.III.20.4)."""
+        written (D.III.20.2), a play field ``spoilt`` by a blot (``blotted``, ``absolute.blotted``: illegible,
+        D.III.20.4)."""
         flags: list[str] = ["relative_notation"] if relative_notation else []
         if players and (result.player is None or result.player_confidence < self.thresholds.field):
             flags.append("player_unknown")

@@ -84,6 +84,31 @@ def blot(image: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Gener
     cv2.ellipse(image, centre, axes, float(rng.uniform(-25, 25)), 0, 360, int(ink), -1, cv2.LINE_AA)
 
 
+def strike_through(image: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator,
+                   ink: float = 40.0) -> None:  # fmt: skip
+    """One pen line struck through the writing in ``box`` (x0, y0, x1, y1 px), in place: how a player most often
+    crosses out a play. Nearly straight and level, through the middle of the written rows, from just before the
+    first written column to just after the last (the box's middle half when nothing is written; along the rows
+    of a box taller than wide)."""
+    if _along_height(image, box, rng, ink, strike_through):
+        return
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    region = image[y0:y1, x0:x1].astype(np.float32)
+    dark = region < np.percentile(region, 60) - 40
+    cols, rows = np.nonzero(dark.sum(axis=0) > 1)[0], np.nonzero(dark.sum(axis=1) > 1)[0]
+    first, last = (int(cols[0]), int(cols[-1])) if len(cols) else (w // 4, 3 * w // 4)
+    top, bottom = (int(rows[0]), int(rows[-1])) if len(rows) else (h // 3, 2 * h // 3)
+    start = max(1, first - int(h * rng.uniform(0.0, 0.3)))
+    end = min(w - 2, last + int(h * rng.uniform(0.0, 0.3)))
+    level = top + (bottom - top) * float(rng.uniform(0.35, 0.65))
+    slope = h * float(rng.uniform(-0.08, 0.08))
+    xs = np.linspace(start, end, 6)
+    ys = level + slope * (xs - start) / max(1, end - start) + rng.normal(0, 0.015 * h, len(xs))
+    points = np.stack([xs + x0, ys + y0], 1).round().astype(np.int32)
+    cv2.polylines(image, [points], False, int(ink), int(rng.integers(2, 5)), cv2.LINE_AA)
+
+
 def _along_height(image: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator, ink: float,
                   draw: Callable[[np.ndarray, tuple[int, int, int, int], np.random.Generator, float], None]) -> bool:  # fmt: skip
     """For a box taller than wide: ``draw`` on the transposed image (in place) and True; else False."""
