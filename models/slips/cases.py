@@ -94,6 +94,18 @@ def bench_slip(made: int) -> layout.SlipInfo:
     return layout.SlipInfo("bench", "Banco de pruebas", table, f"j{table}", f"Jugador {table}")
 
 
+def _filled_slip(info: layout.SlipInfo, fields: dict[str, str], play: Play | None, writer: hw.Writer,
+                 rng: np.random.Generator, board: bool, unmark: bool = False) -> np.ndarray:  # fmt: skip
+    """The printed slip ``info`` filled in by ``writer``: ``fields`` in their boxes, or, on an absolute slip
+    (``board``), the round and table in theirs and ``play`` on the printed board (none: nothing written there;
+    ``unmark``: its blanks not circled)."""
+    if not board:
+        return synthetic.fill_slip(layout.render_slip(info), fields, writer, rng)
+    boxes = {name: fields[name] for name in ("ronda", "mesa")}
+    filled = synthetic.fill_slip(absolute.render_absolute_slip(info), boxes, writer, rng)
+    return filled if play is None else absolute.fill_grid(filled, play, writer, rng, unmark=unmark)
+
+
 def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon,
                cgps: Sequence[str] | None = None, per_position: int = 5, board: bool = False) -> Iterator[Case]:  # fmt: skip
     """``count`` cases, ``per_position`` slips per position (a round's slips share one), fixed by ``seed``.
@@ -137,12 +149,7 @@ def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lex
             fields = synthetic.play_fields(written)
             fields.update({"ronda": str(int(rng.integers(1, 25))), "mesa": str(info.table)})
             writer = writers[int(rng.integers(len(writers)))]
-            if board:
-                printed = absolute.render_absolute_slip(info)
-                filled = synthetic.fill_slip(printed, {k: fields[k] for k in ("ronda", "mesa")}, writer, rng)
-                filled = absolute.fill_grid(filled, Play.from_notation(written), writer, rng, unmark=kind == "unmarked")
-            else:
-                filled = synthetic.fill_slip(layout.render_slip(info), fields, writer, rng)
+            filled = _filled_slip(info, fields, Play.from_notation(written), writer, rng, board, unmark=kind == "unmarked")
             scan = synthetic.scan(filled, rng)
             yield Case(kind, cgp, written, sp.notation, int(expected or 0), has_blank and kind != "unmarked", scan,
                        info.player, int(fields["ronda"]))  # fmt: skip
@@ -172,27 +179,21 @@ def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, le
         if not plays:
             continue
         sp, spoil = _choose_play(plays, rng), SPOILS[made % len(SPOILS)]
-        fields = synthetic.play_fields(sp.notation) if spoil != "blank" and not board else {}
+        fields = synthetic.play_fields(sp.notation) if spoil != "blank" else {}
         info = bench_slip(made)
         fields.update({"ronda": str(int(rng.integers(1, 25))), "mesa": str(info.table)})
         writer = writers[int(rng.integers(len(writers)))]
+        filled = _filled_slip(info, fields, None if spoil == "blank" else sp.play, writer, rng, board)
         if board:
-            filled = synthetic.fill_slip(absolute.render_absolute_slip(info), fields, writer, rng)
-            if spoil != "blank":
-                filled = absolute.fill_grid(filled, sp.play, writer, rng)
             squares = sp.play.squares()
             first, last = absolute.cell_box(*squares[0]), absolute.cell_box(*squares[-1])
             spoilt_box = (first[0], first[1], last[2], last[3])
         else:
-            filled = synthetic.fill_slip(layout.render_slip(info), fields, writer, rng)
             spoilt_box = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6)
         ink = float(rng.uniform(10, 90))
-        if spoil == "scribbled":
-            synthetic.scribble_over(filled, spoilt_box, rng, ink)
-        elif spoil == "blotted":
-            synthetic.blot(filled, spoilt_box, rng, ink)
-        elif spoil == "struck":
-            synthetic.strike_through(filled, spoilt_box, rng, ink)
+        spoiler = {"scribbled": synthetic.scribble_over, "blotted": synthetic.blot, "struck": synthetic.strike_through}
+        if spoil in spoiler:
+            spoiler[spoil](filled, spoilt_box, rng, ink)
         written = "" if spoil == "blank" else sp.notation
         yield Case("illegible", cgp, written, sp.notation, 0, False, synthetic.scan(filled, rng), info.player,
                    int(fields["ronda"]))  # fmt: skip

@@ -76,8 +76,7 @@ def blot(image: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Gener
         return
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
-    region = image[y0:y1, x0:x1].astype(np.float32)
-    written = np.nonzero((region < np.percentile(region, 60) - 40).sum(axis=0) > 1)[0]
+    written, _ = _written(image, box)
     first, last = (int(written[0]), int(written[-1])) if len(written) else (w // 3, 2 * w // 3)
     centre = (x0 + int(rng.uniform(first, last + 1)), int((y0 + y1) / 2 + h * rng.uniform(-0.1, 0.1)))
     axes = (int(h * rng.uniform(0.3, 0.7)), int(h * rng.uniform(0.25, 0.4)))
@@ -94,9 +93,7 @@ def strike_through(image: np.ndarray, box: tuple[int, int, int, int], rng: np.ra
         return
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
-    region = image[y0:y1, x0:x1].astype(np.float32)
-    dark = region < np.percentile(region, 60) - 40
-    cols, rows = np.nonzero(dark.sum(axis=0) > 1)[0], np.nonzero(dark.sum(axis=1) > 1)[0]
+    cols, rows = _written(image, box)
     first, last = (int(cols[0]), int(cols[-1])) if len(cols) else (w // 4, 3 * w // 4)
     top, bottom = (int(rows[0]), int(rows[-1])) if len(rows) else (h // 3, 2 * h // 3)
     start = max(1, first - int(h * rng.uniform(0.0, 0.3)))
@@ -107,6 +104,15 @@ def strike_through(image: np.ndarray, box: tuple[int, int, int, int], rng: np.ra
     ys = level + slope * (xs - start) / max(1, end - start) + rng.normal(0, 0.015 * h, len(xs))
     points = np.stack([xs + x0, ys + y0], 1).round().astype(np.int32)
     cv2.polylines(image, [points], False, int(ink), int(rng.integers(2, 5)), cv2.LINE_AA)
+
+
+def _written(image: np.ndarray, box: tuple[int, int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The columns and the rows of ``box`` (x0, y0, x1, y1 px; indices from its corner) that hold writing: more
+    than one pixel 40 grey levels darker than the paper."""
+    x0, y0, x1, y1 = box
+    region = image[y0:y1, x0:x1].astype(np.float32)
+    dark = region < np.percentile(region, 60) - 40
+    return np.nonzero(dark.sum(axis=0) > 1)[0], np.nonzero(dark.sum(axis=1) > 1)[0]
 
 
 def _along_height(image: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator, ink: float,
