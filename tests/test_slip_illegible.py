@@ -1,8 +1,12 @@
-"""Slips no arbiter could score as written (D.III.20.4) go to the arbiter: a play left blank, scribbled over, blotted."""
+"""Slips no arbiter could score as written (D.III.20.4) go to the arbiter: a play left blank, scribbled over, blotted,
+struck out."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+import pytest
 
 from models.slips.cases import REAL, SPOILS, judge, make_illegible_cases
 from rules_core.cgp import Position
@@ -12,19 +16,18 @@ from vision.slips import absolute, layout, synthetic
 from vision.slips import handwriting as hw
 from vision.slips.ingest import split_pages
 from vision.slips.printing import pads, slips_pdf
-from vision.slips.reader import SlipReader, blotted, locate_slips
+from vision.slips.reader import SlipReader, blotted, locate_slips, struck
 
 
-def test_a_blank_a_scribbled_over_and_a_blotted_play_are_each_flagged_never_scored(file2017: Lexicon) -> None:
+def test_a_blank_a_scribbled_over_a_blotted_and_a_struck_out_play_are_each_flagged_never_scored(
+    file2017: Lexicon,
+) -> None:
     """Real characters of the test part write a play of the position, then spoil it (or leave the field blank):
-    the reader must not score any of them, whatever legal play lies under the ink. (A play struck out with one
-    line, the fourth spoil, is not seen yet: models/slips/MODEL_CARD.md, issue 21's eighteenth revision.)"""
+    the reader must not score any of them, whatever legal play lies under the ink."""
     reader = SlipReader(file2017)
     cases = list(make_illegible_cases(len(SPOILS), [hw.load_real_writer(REAL, "test")], 31, file2017))
     assert [c.written == "" for c in cases] == [spoil == "blank" for spoil in SPOILS]
-    for case, spoil in zip(cases, SPOILS, strict=True):
-        if spoil == "struck":
-            continue
+    for case in cases:
         position = Position.from_cgp(case.cgp)
         fixed = (position.board, position.rack)
         (result,) = reader.read_slip(case.scan, lambda _, fixed=fixed: fixed, rounds=range(1, 25))
@@ -34,19 +37,39 @@ def test_a_blank_a_scribbled_over_and_a_blotted_play_are_each_flagged_never_scor
         assert outcome.right and not outcome.silent_error
 
 
-def test_a_blot_is_told_from_pen_strokes_by_how_thick_its_ink_is() -> None:
-    """A word box written by a real hand, then the same box with a blot over part of the word: only the second
-    is ``blotted`` (its ink far thicker than any stroke); an empty box is not."""
+Spoil = Callable[..., None]
+
+
+@pytest.mark.parametrize(
+    ("spoil", "spoilt", "seed", "words"),
+    [
+        (synthetic.blot, blotted, 8, ("CHORIZO", "ÑANDU", "MOVAIS", "LLAMA")),
+        (synthetic.strike_through, struck, 12, ("CHORIZO", "ÑANDU", "EH→", "LLAMA", "FE")),
+    ],
+)
+def test_a_word_box_blotted_or_struck_out_is_told_from_the_same_box_written(
+    spoil: Spoil, spoilt: Callable[[np.ndarray], bool], seed: int, words: tuple[str, ...]
+) -> None:
+    """A word box written by a real hand is neither ``blotted`` (no stroke is as thick as a blot) nor ``struck``
+    (a short word's arrow is no strike); the same box with a blot over part of the word is ``blotted``, with one
+    line drawn through the middle of the writing ``struck``."""
     x0, y0, x1, y1 = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, layout.FIELD_INSET)
     box = (0, 0, x1 - x0, y1 - y0)
-    writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(8)
-    for word in ("CHORIZO", "ÑANDU", "MOVAIS", "LLAMA"):
+    writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(seed)
+    for word in words:
         field = np.full((box[3], box[2]), 235, np.uint8)
-        assert not blotted(field)
         synthetic.write_in_box(field, box, word, writer, rng)
-        assert not blotted(field), word
-        synthetic.blot(field, box, rng)
-        assert blotted(field), word
+        assert not spoilt(field), word
+        spoil(field, box, rng)
+        assert spoilt(field), word
+
+
+def test_an_empty_box_or_one_hair_thin_mark_is_neither_blotted_nor_struck() -> None:
+    """Nothing written, or a stray mark one pixel wide (no row holds two of its pixels): nothing to flag."""
+    field = np.full((90, 400), 235, np.uint8)
+    assert not blotted(field) and not struck(field)
+    field[20:60, 100] = 40
+    assert not blotted(field) and not struck(field)
 
 
 def test_a_vertical_word_on_the_board_is_spoilt_along_its_height() -> None:

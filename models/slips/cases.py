@@ -149,7 +149,8 @@ def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lex
             fields = synthetic.play_fields(written)
             fields.update({"ronda": str(int(rng.integers(1, 25))), "mesa": str(info.table)})
             writer = writers[int(rng.integers(len(writers)))]
-            filled = _filled_slip(info, fields, Play.from_notation(written), writer, rng, board, unmark=kind == "unmarked")
+            on_board = Play.from_notation(written) if board else None  # a box's notation may be mis-ordered
+            filled = _filled_slip(info, fields, on_board, writer, rng, board, unmark=kind == "unmarked")
             scan = synthetic.scan(filled, rng)
             yield Case(kind, cgp, written, sp.notation, int(expected or 0), has_blank and kind != "unmarked", scan,
                        info.player, int(fields["ronda"]))  # fmt: skip
