@@ -85,18 +85,43 @@ def test_a_vertical_word_on_the_board_is_spoilt_along_its_height() -> None:
         assert ys.max() - ys.min() > xs.max() - xs.min(), spoil.__name__
 
 
-def test_a_blot_on_an_absolute_board_is_told_from_the_letters_written_in_its_squares() -> None:
-    """Plays written on the printed board of an absolute slip by a real hand, then blotted over their squares:
-    only the blotted boards are ``absolute.blotted``, across and down, and the empty board is not."""
+@pytest.mark.parametrize(
+    ("spoil", "spoilt"), [(synthetic.blot, absolute.blotted), (synthetic.strike_through, absolute.struck)]
+)
+def test_a_play_blotted_or_struck_out_on_an_absolute_board_is_told_from_the_letters_in_its_squares(
+    spoil: Spoil, spoilt: Callable[[np.ndarray, list[tuple[int, int]]], bool]
+) -> None:
+    """Plays written on the printed board of an absolute slip by a real hand, then blotted over their squares or
+    struck out along them: only the spoilt boards are ``absolute.blotted`` or ``absolute.struck``, across and down
+    (the printed lines, crossing every square, are no strike), and the empty board is neither."""
     page = next(iter(split_pages(slips_pdf(pads("p7", "Open", [("j1", "Ana", 1)], 1), absolute=True), "a.pdf")))
     board = locate_slips(page)[0].board
-    assert board is not None and not absolute.blotted(board, [(7, 7)])
+    assert board is not None and not spoilt(board, [(7, 7)]) and not spoilt(board, [(7, c) for c in range(15)])
     writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(9)
     for notation in ("12G ASOCIE", "C2 CASA", "8D ÑANDU", "H4 MOVAIS"):
         play = Play.from_notation(notation)
         squares = play.squares()
         filled = absolute.fill_grid(board, play, writer, rng)
-        assert not absolute.blotted(filled, squares), notation
+        assert not spoilt(filled, squares), notation
         first, last = absolute.cell_box(*squares[0]), absolute.cell_box(*squares[-1])
-        synthetic.blot(filled, (first[0], first[1], last[2], last[3]), rng, 40.0)
-        assert absolute.blotted(filled, squares), notation
+        spoil(filled, (first[0], first[1], last[2], last[3]), rng, 40.0)
+        assert spoilt(filled, squares), notation
+
+
+def test_the_printed_lines_are_taken_out_of_the_boards_ink_and_the_letters_across_them_kept() -> None:
+    """A row of the printed board, empty, has no ink once ``absolute.unruled``; with a play written in it by a real
+    hand, the ink left is the letters', and a line struck through them stays whole across the printed lines."""
+    page = next(iter(split_pages(slips_pdf(pads("p7", "Open", [("j1", "Ana", 1)], 1), absolute=True), "a.pdf")))
+    board = locate_slips(page)[0].board
+    assert board is not None
+    row = (*absolute.cell_box(7, 0)[:2], *absolute.cell_box(7, 14)[2:])
+    assert not (absolute.unruled(board, row, layout.PX_PER_MM) > absolute.INK_CONTRAST).any()
+    play = Play.from_notation("H1 CHORIZOS")  # seven squares, H1 to H7
+    filled = absolute.fill_grid(board, play, hw.load_real_writer(REAL, "test"), np.random.default_rng(3))
+    letters = absolute.unruled(filled, row, layout.PX_PER_MM) > absolute.INK_CONTRAST
+    end = absolute.cell_box(7, 6)[2] - row[0]
+    assert letters[:, :end].any(axis=0).mean() > 0.3
+    assert not letters[:, end + 3 :].any()  # no ink past the word's squares
+    synthetic.strike_through(filled, (row[0], row[1], row[0] + end, row[3]), np.random.default_rng(4))
+    struck_row = absolute.unruled(filled, row, layout.PX_PER_MM) > absolute.INK_CONTRAST
+    assert struck_row[:, 20 : end - 20].any(axis=0).all()

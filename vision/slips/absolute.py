@@ -38,6 +38,7 @@ from rules_core.notation import Play
 
 from . import ctc, layout, tokens
 from .decoder import Candidate, CandidateSet, Decision, Scored, Thresholds, decide_scored, score_line
+from .strikes import struck_out
 
 ABS_W: Final = 190.0  # the absolute slip's width, mm (its height is layout.SLIP_H)
 CELL: Final = 4.2  # a square of the printed board, mm
@@ -53,6 +54,8 @@ FAINT_CONTRAST: Final = 32  # the least contrast taken as ink, for a faint penci
 SOLID_CONTRAST: Final = 80  # grey levels under the paper that count as solid ink, for ``blotted``
 BLOT_RADIUS: Final = 0.2  # of a square: solid ink this thick is a blot (``blotted``); on 900 calibration boards
 #                          (fonts, real characters, UNIPEN writers) letters reached 0.149, blots 0.256 or more
+RULE_SEARCH: Final = 3  # px: a printed line is looked for this far from where it is printed, and replaced from
+#                        this far beside it
 SquareT = tuple[int, int]
 LineReader = Callable[[np.ndarray], tuple[np.ndarray, list[np.ndarray]]]  # a grey line -> log-probs, views
 
@@ -186,6 +189,47 @@ def blotted(frame: np.ndarray, written: Sequence[SquareT], px_per_mm: float = la
     solid = np.pad(((paper_level(frame, px_per_mm) - strip) > SOLID_CONTRAST).astype(np.uint8), 1)
     radius = float(cv2.distanceTransform(solid, cv2.DIST_L2, 5).max())
     return radius >= BLOT_RADIUS * CELL * px_per_mm
+
+
+def struck(frame: np.ndarray, written: Sequence[SquareT], px_per_mm: float = layout.PX_PER_MM) -> bool:
+    """Whether the play written in ``written`` squares is struck out with one line along them
+    (``strikes.struck_out``), measured on the board without its printed lines (``unruled``), over the squares and
+    half a square beyond either end. Squares not in one line are the several-plays flag's, not this one's."""
+    across = in_one_line(written) if written else None
+    if across is None:
+        return False
+    rows, cols = [row for row, _ in written], [col for _, col in written]
+    x0, y0, _, _ = cell_box(min(rows), min(cols), px_per_mm)
+    _, _, x1, y1 = cell_box(max(rows), max(cols), px_per_mm)
+    margin = int(CELL * px_per_mm / 2)
+    x0, x1, y0, y1 = (x0 - margin, x1 + margin, y0, y1) if across else (x0, x1, y0 - margin, y1 + margin)
+    ink = unruled(frame, (max(0, x0), max(0, y0), x1, y1), px_per_mm) > INK_CONTRAST
+    return struck_out(ink if across else ink.T)
+
+
+def unruled(frame: np.ndarray, box: tuple[int, int, int, int], px_per_mm: float) -> np.ndarray:
+    """The ink of ``box`` (x0, y0, x1, y1 px; contrast under the paper's grey, float32) with the printed grid lines
+    taken out: each line, found within ``RULE_SEARCH`` px of where it is printed, takes at each pixel the lighter
+    of the greys ``RULE_SEARCH`` px either side, so a stroke across it carries on and the line itself goes."""
+    x0, y0, x1, y1 = box
+    pad = 2 * RULE_SEARCH
+    ox, oy = max(0, x0 - pad), max(0, y0 - pad)
+    contrast = paper_level(frame, px_per_mm) - frame[oy : y1 + pad, ox : x1 + pad].astype(np.float32)
+    for i in range(16):
+        _take_out_rule(contrast, round((GRID_X0 + i * CELL) * px_per_mm) - ox)  # a column of the grid
+        _take_out_rule(contrast.T, round((GRID_Y0 + i * CELL) * px_per_mm) - oy)  # a row, as a column
+    return contrast[y0 - oy : y1 - oy, x0 - ox : x1 - ox]
+
+
+def _take_out_rule(contrast: np.ndarray, printed_at: int) -> None:
+    """Take the printed line nearest column ``printed_at`` out of ``contrast`` (H, W), in place."""
+    near = range(max(2 * RULE_SEARCH, printed_at - RULE_SEARCH),
+                 min(contrast.shape[1] - 2 * RULE_SEARCH, printed_at + RULE_SEARCH + 1))  # fmt: skip
+    if not near:
+        return
+    at = max(near, key=lambda x: float(contrast[:, x].mean()))
+    beside = np.minimum(contrast[:, at - RULE_SEARCH], contrast[:, at + RULE_SEARCH])
+    contrast[:, at - 1 : at + 2] = beside[:, None]
 
 
 def _line_ends(written: set[SquareT], inked: dict[SquareT, float]) -> set[SquareT]:

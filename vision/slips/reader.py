@@ -44,17 +44,13 @@ from .qr import read_slip_qr
 from .recognizer import GRID_MODEL, Recognizer, default_recognizer
 from .register import PlainTemplate, find_slips
 from .squares import SquareRecognizer, default_square_recognizer, score_squares
+from .strikes import struck_out
 
 Position = tuple[Board, tuple[Tile, ...]]
 QrFacts = tuple[str, int, str]  # (game, table, player) as a slip's QR code says (``layout.qr_payload``)
 PositionOf = Callable[[int | None], Position | None]  # the round's position, given the round read
 BLOT_RADIUS: Final = 0.2  # of a box's height: ink this thick is a blot (``blotted``); pen strokes reached 0.126 on 480
 #                          calibration slips (fonts, real characters, UNIPEN writers), blots 0.27 or more
-STRIKE_COVER: Final = 0.75  # of the writing's width: a level line this long across its middle strikes it out
-STRIKE_BAND: Final = (0.33, 0.67)  # where that line runs, in fractions of the writing's height from its top
-STRIKE_SLOPE: Final = 5  # px: a line that drifts this many rows is still level
-STRIKE_GAP: Final = 2  # px: a gap in the line this wide is closed
-STRIKE_LENGTH: Final = 1.3  # writing heights, at least: a narrow word's one crossbar is not a strike
 
 
 @dataclass(frozen=True)
@@ -162,29 +158,9 @@ def blotted(gray: np.ndarray) -> bool:
 
 
 def struck(gray: np.ndarray) -> bool:
-    """Whether the writing in a box is struck out with one line, how a player most often crosses out a play:
-    a level run of ink (5 px of slope and 2 px gaps allowed) across ``STRIKE_COVER`` of the writing's width,
-    in ``STRIKE_BAND`` of its height. The reader would score what it reads under the line (the line recogniser
-    skips a long level line as a printed rule): the slip is illegible (D.III.20.4), the arbiter's to decide.
-    Letters of one word that touch reach 0.66 of its width, and only at their tops and feet (calibration and
-    training hands, models/slips/MODEL_CARD.md)."""
-    ink = (ink_of(gray) > 0.35).astype(np.uint8)
-    columns, rows = np.flatnonzero(ink.sum(axis=0) > 1), np.flatnonzero(ink.sum(axis=1) > 1)
-    if len(columns) == 0 or len(rows) == 0:  # nothing written, or one hair-thin mark
-        return False
-    top, bottom = int(rows[0]), int(rows[-1])
-    width, height = int(columns[-1] - columns[0] + 1), max(8, bottom - top + 1)
-    level = cv2.morphologyEx(cv2.dilate(ink, np.ones((STRIKE_SLOPE, 1), np.uint8)), cv2.MORPH_CLOSE,
-                             np.ones((1, STRIKE_GAP + 1), np.uint8))  # fmt: skip
-    low, high = (top + round(f * (bottom - top)) for f in STRIKE_BAND)
-    longest = max(_longest_run(level[y]) for y in range(low, high + 1))
-    return longest >= STRIKE_COVER * width and longest >= STRIKE_LENGTH * height
-
-
-def _longest_run(row: np.ndarray) -> int:
-    """The length of the longest run of non-zero pixels in ``row`` (1-D)."""
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], (row > 0).astype(np.int8), [0]])))
-    return int((edges[1::2] - edges[0::2]).max()) if len(edges) else 0
+    """Whether the writing in a box is struck out with one line (``strikes.struck_out``). The line recogniser
+    skips a long level line as a printed rule and reads the letters under it: the slip is illegible (D.III.20.4)."""
+    return struck_out(ink_of(gray) > 0.35)
 
 
 def text_rows(gray: np.ndarray) -> int:
@@ -356,7 +332,10 @@ class SlipReader:
         grid = (slip.board, written) if slip.board is not None and written else None
         if grid is not None:  # absolute notation: the arbiter is shown the whole slip, board included
             result.rectified, play_box = grid[0], absolute.board_box()
-        spoilt = absolute.blotted(*grid) if grid is not None else blotted(coordinate) or blotted(word) or struck(word)
+        if grid is not None:
+            spoilt = absolute.blotted(*grid) or absolute.struck(*grid)
+        else:
+            spoilt = blotted(coordinate) or blotted(word) or struck(word)
         return self._finish(result, join_line(coordinate, word), fields["ronda"], position_of, players, rounds,
                             several=max(text_rows(coordinate), text_rows(word)) > 1, play_box=play_box,
                             current=current, grid=grid, relative_notation=relative_notation,
