@@ -64,6 +64,19 @@ def test_a_word_box_blotted_or_struck_out_is_told_from_the_same_box_written(
         assert spoilt(field), word
 
 
+def test_a_line_struck_level_or_tilted_either_way_is_a_strike() -> None:
+    """Players strike a play out level or on a slant: the same written word struck level, 5 and 9 degrees up or
+    down is ``struck`` each time."""
+    x0, y0, x1, y1 = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, layout.FIELD_INSET)
+    box = (0, 0, x1 - x0, y1 - y0)
+    written = np.full((box[3], box[2]), 235, np.uint8)
+    synthetic.write_in_box(written, box, "MOVAIS", hw.load_real_writer(REAL, "test"), np.random.default_rng(2))
+    for tilt in (0.0, 5.0, -5.0, 9.0, -9.0):
+        field = written.copy()
+        synthetic.strike_through(field, box, np.random.default_rng(6), tilt=tilt)
+        assert struck(field), tilt
+
+
 def test_an_empty_box_or_one_hair_thin_mark_is_neither_blotted_nor_struck() -> None:
     """Nothing written, or a stray mark one pixel wide (no row holds two of its pixels): nothing to flag."""
     field = np.full((90, 400), 235, np.uint8)

@@ -84,12 +84,15 @@ def blot(image: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Gener
 
 
 def strike_through(image: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator,
-                   ink: float = 40.0) -> None:  # fmt: skip
+                   ink: float = 40.0, tilt: float | None = None) -> None:  # fmt: skip
     """One pen line struck through the writing in ``box`` (x0, y0, x1, y1 px), in place: how a player most often
-    crosses out a play. Nearly straight and level, through the middle of the written rows, from just before the
-    first written column to just after the last (the box's middle half when nothing is written; along the rows
-    of a box taller than wide)."""
-    if _along_height(image, box, rng, ink, strike_through):
+    crosses out a play. Nearly straight, through the middle of the written rows, from just before the first
+    written column to just after the last (the box's middle half when nothing is written; along the rows of a box
+    taller than wide); ``tilt`` degrees off level about its middle (None: half the lines nearly level, half tilted
+    3-10 degrees either way)."""
+    if tilt is None:
+        tilt = float(rng.uniform(3, 10) * rng.choice([-1, 1])) if rng.random() < 0.5 else 0.0
+    if _along_height(image, box, rng, ink, lambda *args: strike_through(*args, tilt=tilt)):
         return
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
@@ -99,9 +102,10 @@ def strike_through(image: np.ndarray, box: tuple[int, int, int, int], rng: np.ra
     start = max(1, first - int(h * rng.uniform(0.0, 0.3)))
     end = min(w - 2, last + int(h * rng.uniform(0.0, 0.3)))
     level = top + (bottom - top) * float(rng.uniform(0.35, 0.65))
-    slope = h * float(rng.uniform(-0.08, 0.08))
+    drift = h * float(rng.uniform(-0.08, 0.08))
     xs = np.linspace(start, end, 6)
-    ys = level + slope * (xs - start) / max(1, end - start) + rng.normal(0, 0.015 * h, len(xs))
+    ys = level + drift * (xs - start) / max(1, end - start) + rng.normal(0, 0.015 * h, len(xs))
+    ys = np.clip(ys + np.tan(np.deg2rad(tilt)) * (xs - (start + end) / 2), 2, h - 3)  # a steep line stays in the box
     points = np.stack([xs + x0, ys + y0], 1).round().astype(np.int32)
     cv2.polylines(image, [points], False, int(ink), int(rng.integers(2, 5)), cv2.LINE_AA)
 
