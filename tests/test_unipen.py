@@ -36,6 +36,19 @@ def test_pen_up_blocks_without_points_are_not_components() -> None:
     assert [(down, len(points)) for down, points in parts] == [(True, 2), (True, 1), (False, 2), (True, 1)]
 
 
+def test_a_sample_flatter_than_any_character_is_left_out_but_a_wide_m_is_kept(tmp_path: Path) -> None:
+    """A level line labelled E (a broken sample) is no E; a wide M and a plain T are read."""
+    label_file = tmp_path / "data" / "1a" / "imp" / "w0" / "w0.dat"
+    label_file.parent.mkdir(parents=True)
+    strokes = {"E": [[0, 0], [400, 30]], "M": [[0, 100], [60, 0], [120, 100], [180, 0], [240, 100], [300, 0],
+                                                  [360, 100]], "T": [[0, 0], [60, 0], [30, 0], [30, 100]]}  # fmt: skip
+    lines = [f'.SEGMENT CHARACTER {i} OK "{label}"' for i, label in enumerate(strokes)]
+    for points in strokes.values():
+        lines += [".PEN_DOWN", *(f"{x} {y}" for x, y in points), ".PEN_UP"]
+    label_file.write_text("\n".join(lines) + "\n", encoding="latin-1")
+    assert [c.label for c in unipen.read_file(label_file, tmp_path)] == ["M", "T"]
+
+
 def test_a_few_files_of_every_collection_parse(files: list[Path]) -> None:
     by_collection: dict[str, list[Path]] = defaultdict(list)
     for path in files:
