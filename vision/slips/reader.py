@@ -368,8 +368,8 @@ class SlipReader:
                 grid: tuple[np.ndarray, list[tuple[int, int]]] | None = None,
                 relative_notation: bool = False, spoilt: bool = False) -> SlipResult:  # fmt: skip
         """The slip's round, position and play decided, with every flag the arbiter needs: ``several`` plays
-        written (D.III.20.2), a play field ``spoilt`` by a blot (``blotted``, ``absolute.blotted``: illegible,
-        D.III.20.4)."""
+        written (D.III.20.2), a play field ``spoilt`` by a blot or struck out (``blotted``, ``struck``,
+        ``absolute.blotted``, ``absolute.struck``: illegible, D.III.20.4)."""
         flags: list[str] = ["relative_notation"] if relative_notation else []
         if players and (result.player is None or result.player_confidence < self.thresholds.field):
             flags.append("player_unknown")
