@@ -186,9 +186,7 @@ def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, le
         writer = writers[int(rng.integers(len(writers)))]
         filled = _filled_slip(info, fields, None if spoil == "blank" else sp.play, writer, rng, board)
         if board:
-            squares = sp.play.squares()
-            first, last = absolute.cell_box(*squares[0]), absolute.cell_box(*squares[-1])
-            spoilt_box = (first[0], first[1], last[2], last[3])
+            spoilt_box = absolute.squares_box(sp.play.squares())
         else:
             spoilt_box = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6)
         ink = float(rng.uniform(10, 90))

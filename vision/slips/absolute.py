@@ -174,6 +174,15 @@ def written_cells(frame: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> lis
     return sorted(written | _line_ends(written, inked) | _line_gaps(written, inked))
 
 
+def squares_box(squares: Collection[SquareT], px_per_mm: float = layout.PX_PER_MM) -> tuple[int, int, int, int]:
+    """(x0, y0, x1, y1) px of the rectangle from the first of ``squares`` to the last, in the absolute slip's
+    frame."""
+    rows, cols = [row for row, _ in squares], [col for _, col in squares]
+    x0, y0, _, _ = cell_box(min(rows), min(cols), px_per_mm)
+    _, _, x1, y1 = cell_box(max(rows), max(cols), px_per_mm)
+    return x0, y0, x1, y1
+
+
 def blotted(frame: np.ndarray, written: Sequence[SquareT], px_per_mm: float = layout.PX_PER_MM) -> bool:
     """Whether a blot of ink lies on the written squares: solid ink (``SOLID_CONTRAST`` under the paper) whose
     inscribed circle has a radius of ``BLOT_RADIUS`` of a square or more, within half a square of the squares'
@@ -181,9 +190,7 @@ def blotted(frame: np.ndarray, written: Sequence[SquareT], px_per_mm: float = la
     hides letters, and those left may still spell a legal play: illegible, the arbiter's to decide (D.III.20.4)."""
     if not written:
         return False
-    rows, cols = [row for row, _ in written], [col for _, col in written]
-    x0, y0, _, _ = cell_box(min(rows), min(cols), px_per_mm)
-    _, _, x1, y1 = cell_box(max(rows), max(cols), px_per_mm)
+    x0, y0, x1, y1 = squares_box(written, px_per_mm)
     margin = int(CELL * px_per_mm / 2)
     strip = frame[max(0, y0 - margin) : y1 + margin, max(0, x0 - margin) : x1 + margin].astype(np.float32)
     solid = np.pad(((paper_level(frame, px_per_mm) - strip) > SOLID_CONTRAST).astype(np.uint8), 1)
@@ -199,9 +206,7 @@ def struck(frame: np.ndarray, written: Sequence[SquareT], px_per_mm: float = lay
     across = in_one_line(written) if written else None
     if across is None:
         return False
-    rows, cols = [row for row, _ in written], [col for _, col in written]
-    x0, y0, _, _ = cell_box(min(rows), min(cols), px_per_mm)
-    _, _, x1, y1 = cell_box(max(rows), max(cols), px_per_mm)
+    x0, y0, x1, y1 = squares_box(written, px_per_mm)
     along, across_it = int(CELL * px_per_mm / 2), int(CELL * px_per_mm / 10)
     dx, dy = (along, across_it) if across else (across_it, along)
     ink = unruled(frame, (max(0, x0 - dx), max(0, y0 - dy), x1 + dx, y1 + dy), px_per_mm) > INK_CONTRAST

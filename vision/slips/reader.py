@@ -332,7 +332,6 @@ class SlipReader:
         grid = (slip.board, written) if slip.board is not None and written else None
         if grid is not None:  # absolute notation: the arbiter is shown the whole slip, board included
             result.rectified, play_box = grid[0], absolute.board_box()
-        if grid is not None:
             spoilt = absolute.blotted(*grid) or absolute.struck(*grid)
         else:
             spoilt = blotted(coordinate) or blotted(word) or struck(word)
