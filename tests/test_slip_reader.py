@@ -81,8 +81,10 @@ def test_a_page_without_slips_gives_nothing(reader: SlipReader) -> None:
     assert reader.read_slip(blank, lambda _: (position.board, position.rack)) == []
 
 
-def test_a_plain_slip_registered_to_its_template(reader: SlipReader) -> None:
-    """A slip with no markers: the arbiter marks the fields on a blank one once."""
+@pytest.mark.parametrize("struck_out", [False, True])
+def test_a_plain_slip_registered_to_its_template(reader: SlipReader, struck_out: bool) -> None:
+    """A slip with no markers: the arbiter marks the fields on a blank one once. The play written in its one field
+    is read back; the same play struck out with one line is illegible (D.III.20.4), never scored."""
     import cv2
 
     rng = np.random.default_rng(3)
@@ -93,18 +95,25 @@ def test_a_plain_slip_registered_to_its_template(reader: SlipReader) -> None:
         cv2.rectangle(blank, (x0, y0), (x1, y1), 0, 2)
     cv2.rectangle(blank, (5, 5), (695, 415), 0, 3)
     cv2.putText(blank, "Firma del jugador", (40, 380), cv2.FONT_HERSHEY_SIMPLEX, 0.7, 0, 1)
-    template = PlainTemplate(blank, {"ronda": (44, 154, 146, 236), "jugada": (184, 154, 656, 236)})
+    play_field = (184, 154, 656, 236)
+    template = PlainTemplate(blank, {"ronda": (44, 154, 146, 236), "jugada": play_field})
     filled = blank.copy()
     synthetic.write_in_box(filled, (44, 154, 146, 236), "4", hand(1), rng)
-    synthetic.write_in_box(filled, (184, 154, 656, 236), "12F CASA", hand(1), rng)
+    synthetic.write_in_box(filled, play_field, "12F CASA", hand(1), rng)
+    if struck_out:
+        synthetic.strike_through(filled, play_field, rng, tilt=4.0)
     h, w = filled.shape
     rotation = cv2.getRotationMatrix2D((w / 2, h / 2), 170, 0.9)
     scan = cv2.warpAffine(filled, rotation, (w, h), borderValue=235)
     position = Position.from_cgp(CHORIZO)
     result = reader.read_plain(scan, template, lambda _: (position.board, position.rack), rounds=range(1, 10))
     assert result.found
-    assert result.decision is not None and result.decision.play == "12F CASA"
     assert result.round == 4
+    assert ("illegible" in result.flags) == struck_out
+    if struck_out:
+        assert result.to_json()["score"] is None
+    else:
+        assert result.decision is not None and result.decision.play == "12F CASA"
 
 
 @pytest.mark.parametrize(("written_table", "expected"), [("41", "j41"), ("4", None)])

@@ -354,12 +354,14 @@ class SlipReader:
             self._player_from_writing(result, crops.get("mesa"), crops.get("nombre"), players)
         if "jugada" in crops:
             line, play_box = crops["jugada"], template.fields["jugada"]
+            word = line  # the whole play in one field: struck out when the line crosses all of it
         else:
             line = join_line(crops["coordenada"], crops["palabra"])
             play_box = template.fields["coordenada"][:2] + template.fields["palabra"][2:]
+            word = crops["palabra"]
         return self._finish(result, line, crops.get("ronda"), position_of, players, rounds,
                             several=text_rows(line) > 1, play_box=play_box, current=current,
-                            relative_notation=relative_notation, spoilt=blotted(line))  # fmt: skip
+                            relative_notation=relative_notation, spoilt=blotted(line) or struck(word))  # fmt: skip
 
     def _finish(self, result: SlipResult, line: np.ndarray, round_crop: np.ndarray | None, position_of: PositionOf,
                 players: Sequence[PlayerRef], rounds: Sequence[int], several: bool,
