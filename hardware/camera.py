@@ -38,6 +38,7 @@ class FrameSource(Protocol):
     def frames(self) -> Iterator[Frame]: ...
 
 
+CAMERA_FRAME_SIZE: Final = (1920, 1080)  # what a USB camera is asked for: the size the board reader is measured at
 LIVE_SCHEMES: Final = ("rtsp://", "rtsps://", "http://", "https://", "udp://", "tcp://")
 
 
@@ -85,18 +86,29 @@ class VideoFileSource:
 
 
 class DeviceSource:
-    """A live camera: a device index (``0``) or a stream URL, timed by the wall clock."""
+    """A live camera: a device index (``0``) or a stream URL, timed by the wall clock.
+
+    A USB camera is asked for ``frame_size`` (width, height px): OpenCV otherwise opens most of them at
+    640x480, where a board's squares are 16-28 px and the board reader misreads one letter in seventeen
+    (``vision.board.cells.MIN_READ_PITCH``). A camera without that size gives its nearest; a stream
+    sends the size it is set to. ``delivered`` is the size the camera gives, once opened."""
 
     live = True
 
-    def __init__(self, device: str | int) -> None:
+    def __init__(self, device: str | int, frame_size: tuple[int, int] = CAMERA_FRAME_SIZE) -> None:
         self.device = device
+        self.frame_size = frame_size
+        self.delivered: tuple[int, int] | None = None
 
     def frames(self) -> Iterator[Frame]:
-        target = int(self.device) if isinstance(self.device, int) or str(self.device).isdigit() else str(self.device)
-        capture = cv2.VideoCapture(target)
+        usb = isinstance(self.device, int) or str(self.device).isdigit()
+        capture = cv2.VideoCapture(int(self.device) if usb else str(self.device))
         if not capture.isOpened():
             raise SourceError(f"no se puede abrir la cámara {self.device!r}")
+        if usb:
+            capture.set(cv2.CAP_PROP_FRAME_WIDTH, self.frame_size[0])
+            capture.set(cv2.CAP_PROP_FRAME_HEIGHT, self.frame_size[1])
+        self.delivered = (int(capture.get(cv2.CAP_PROP_FRAME_WIDTH)), int(capture.get(cv2.CAP_PROP_FRAME_HEIGHT)))
         start = time.monotonic()
         yield from _read_capture(capture, lambda _index: time.monotonic() - start)
 

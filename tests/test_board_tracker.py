@@ -85,6 +85,21 @@ def test_a_bumped_camera_finds_the_board_again(scene: R.Scene, small_lexicon: Le
     assert min(np.abs(np.roll(corners, k, axis=0) - truth).max() for k in range(4)) < 0.2 * 560 / 15
 
 
+def test_a_board_found_with_squares_too_small_to_read_well_is_reported_with_a_warning(
+    scene: R.Scene, small_lexicon: Lexicon
+) -> None:
+    """Squares of 37 px: "tablero localizado"; the same frame at half size (19 px, ``cells.MIN_READ_PITCH`` is 28):
+    the arbiter is told the size and what to do, since letters are misread there (about one in ten)."""
+    import cv2
+
+    image = R.render(replace(scene, cells=R.empty_labels())).image
+    for frame, warned in ((image, False), (cv2.resize(image, (640, 360), interpolation=cv2.INTER_AREA), True)):
+        tracker = BoardTracker("mesa-1", small_lexicon, TrackerSettings(turn=1))
+        reports = [r for k in range(3) for r in tracker.feed(Frame(frame, k / 10, k))]
+        [found] = [r for r in reports if r.kind == "board_found"]
+        assert ("las casillas miden 19 px" in found.message) == warned, found.message
+
+
 def test_a_two_letter_first_play_tells_row_a_to_a_camera_that_does_not_know_it(file2017: Lexicon) -> None:
     """No calibration, no orientation, the board turned a quarter: two letters cannot show which
     way is up by themselves, but only one turn reads them as a legal first play."""

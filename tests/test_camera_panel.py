@@ -211,7 +211,13 @@ def test_calibrate_from_the_console(app: Flask, arbiter: FlaskClient, registry: 
     png = arbiter.get("/arbiter/cameras/mesa1/calibration.png")
     assert png.status_code == 200 and png.data[:4] == b"\x89PNG"
     page = arbiter.get("/arbiter/cameras").get_data(as_text=True)
-    assert "Calibrada" in page and "fila A a 90 grados" in page
+    assert "Calibrada" in page and "fila A a 90 grados" in page and "Aviso" not in page
+    # the camera moved away (or set to a small frame): its squares are too small to read well, and the console says so
+    loop.commands([{"type": "calibrate"}])
+    loop.process(Frame(cv2.resize(image, (640, 360), interpolation=cv2.INTER_AREA), 1.0, 1))
+    registry.receive("mesa1", [m for m in sent if m["type"] == "calibration"][-1])
+    page = arbiter.get("/arbiter/cameras").get_data(as_text=True)
+    assert "Calibrada" in page and "Aviso" in page and "las casillas miden 19 px" in page
 
 
 def test_the_live_stream_tells_the_screen_when_the_camera_goes_down(app: Flask, client: FlaskClient, registry: CameraRegistry) -> None:

@@ -230,6 +230,32 @@ def test_calibrate_a_venue_camera(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert main(["calibrate", "--camera", "mesa9", "--venue", str(venue)]) == 2
 
 
+def test_a_camera_whose_squares_are_too_small_to_read_well_is_calibrated_with_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same board at 1280x720 (squares of 37 px) and at 640x360 (19 px, a camera far away or left at a small
+    frame): both calibrate, and the second tells the arbiter the squares' size and what to do."""
+    import json
+
+    import cv2
+
+    from webapp.cli import main
+
+    (tmp_path / "lejos").mkdir()
+    for path in sorted(write_game(tmp_path / "mesa").glob("*.jpg")):
+        image = cv2.imread(str(path))
+        cv2.imwrite(str(tmp_path / "lejos" / path.name), cv2.resize(image, (640, 360), interpolation=cv2.INTER_AREA))
+    venue = tmp_path / "sede.toml"
+    venue.write_text('name = "Prueba"\ndata = "datos"\n[[cameras]]\nname = "cerca"\nsource = "mesa"\n'
+                     '[[cameras]]\nname = "lejos"\nsource = "lejos"\n', encoding="utf-8")  # fmt: skip
+    for camera, pitch in (("cerca", 37.0), ("lejos", 18.5)):
+        assert main(["calibrate", "--camera", camera, "--venue", str(venue)]) == 0
+        saved = json.loads((tmp_path / "datos" / "calibration" / f"{camera}.json").read_text())
+        assert saved["pitch"] == pytest.approx(pitch, abs=1.0)
+        told = capsys.readouterr().err
+        assert bool(saved["warning"]) == (camera == "lejos") == ("las casillas miden 19 px" in told)
+
+
 def test_a_board_older_than_the_cameras_last_play_is_ignored(tmp_path: Path, small_lexicon: Lexicon) -> None:
     from hardware.camera_worker import CameraLoop, WorkerConfig
     from rules_core.board import Board

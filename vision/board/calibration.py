@@ -7,7 +7,8 @@ result is a ``Calibration``: ``image_from_board`` *upright* (row A towards the i
 top, as the tracker keeps it) and ``turn`` (quarter turns to the real row A, None
 when unknown). ``straightened`` draws the board warped square with the real row A
 at the top and the grid, row letters and column numbers on it, so that the arbiter
-can see at a glance that the grid sits on the lines. Calibrations are stored as
+can see at a glance that the grid sits on the lines; ``warning`` tells the arbiter when the squares are too small in
+the frame to be read well (``cells.MIN_READ_PITCH``). Calibrations are stored as
 ``<folder>/<camera>.json`` with the preview ``<folder>/<camera>.png``.
 """
 
@@ -25,7 +26,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from .cells import board_crops
+from .cells import board_crops, small_squares_warning
 from .classify import CellClassifier, default_classifier
 from .find import BoardFind, find_board
 from .geometry import SIZE, FloatArray, board_to_canvas, rotate_board_frame
@@ -48,6 +49,8 @@ class Calibration:
     frame_size: tuple[int, int] = (0, 0)  # width, height
     layout_score: float = 0.0
     created: str = ""
+    pitch: float = 0.0  # image pixels per square (``geometry.cell_pitch``)
+    warning: str = ""  # squares too small to read well (``cells.small_squares_warning``)
 
     @property
     def homography(self) -> FloatArray | None:
@@ -66,6 +69,7 @@ class Calibration:
             tuple(tuple(float(x) for x in row) for row in matrix) if matrix else None,
             int(turn) if turn is not None else None, (int(size[0]), int(size[1])),
             float(data.get("layout_score", 0.0)), str(data.get("created", "")),
+            float(data.get("pitch", 0.0)), str(data.get("warning", "")),
         )
 
 
@@ -99,7 +103,9 @@ def _result(camera: str, image: NDArray[np.uint8], found: BoardFind, turn: int |
     h, w = image.shape[:2]
     matrix = tuple(tuple(float(x) for x in row) for row in upright)
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    result = Calibration(camera, True, "", matrix, turn, (w, h), round(found.layout_score, 3), now)
+    pitch = round(found.pitch, 1)
+    result = Calibration(camera, True, "", matrix, turn, (w, h), round(found.layout_score, 3), now, pitch,
+                         small_squares_warning(pitch))  # fmt: skip
     return result, straightened(image, upright, turn or 0)
 
 

@@ -56,7 +56,7 @@ from rules_core.validation import PlacementError, check_play, play_from_placemen
 from vision.frames import Frame
 
 from .blanks import blank_letters
-from .cells import board_crops
+from .cells import board_crops, small_squares_warning
 from .classify import CellClassifier, default_classifier
 from .find import BoardFind, find_board, refine_board
 from .geometry import FloatArray
@@ -307,7 +307,8 @@ class BoardTracker:
             self._lost = 0
             self.status.board_found = True
             if was_lost:
-                return [self._report("board_found", frame, "tablero localizado")]
+                warning = small_squares_warning(found.pitch)
+                return [self._report("board_found", frame, f"tablero localizado; aviso: {warning}" if warning else "tablero localizado")]
             return []
         if self._upright is not None:
             self._upright = None

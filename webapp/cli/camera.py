@@ -85,6 +85,8 @@ def run_calibrate(args: argparse.Namespace) -> int:
     print(f"cámara {camera.name} calibrada ({orientation}; diseño {result.layout_score:.2f})")
     print(f"  calibración: {json_path}")
     print(f"  vista del tablero enderezado: {calibration_paths(folder, camera.name)[1]}")
+    if result.warning:
+        print(f"veedor: cámara {camera.name}: aviso: {result.warning}", file=sys.stderr)
     return 0
 
 
