@@ -1,5 +1,5 @@
 """Slips no arbiter could score as written (D.III.20.4) go to the arbiter: a play left blank, scribbled over, blotted,
-struck out."""
+struck out, crossed out with an X."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from vision.slips.printing import pads, slips_pdf
 from vision.slips.reader import SlipReader, blotted, locate_slips, struck
 
 
-def test_a_blank_a_scribbled_over_a_blotted_and_a_struck_out_play_are_each_flagged_never_scored(
+def test_a_blank_a_scribbled_over_a_blotted_a_struck_out_and_a_crossed_out_play_are_each_flagged_never_scored(
     file2017: Lexicon,
 ) -> None:
     """Real characters of the test part write a play of the position, then spoil it (or leave the field blank):
@@ -45,14 +45,15 @@ Spoil = Callable[..., None]
     [
         (synthetic.blot, blotted, 8, ("CHORIZO", "ÑANDU", "MOVAIS", "LLAMA")),
         (synthetic.strike_through, struck, 12, ("CHORIZO", "ÑANDU", "EH→", "LLAMA", "FE")),
+        (synthetic.cross_out, struck, 14, ("CHORIZO", "ÑANDU", "EH→", "LLAMA", "FE", "OH", "AX", "XI")),
     ],
 )
 def test_a_word_box_blotted_or_struck_out_is_told_from_the_same_box_written(
     spoil: Spoil, spoilt: Callable[[np.ndarray], bool], seed: int, words: tuple[str, ...]
 ) -> None:
     """A word box written by a real hand is neither ``blotted`` (no stroke is as thick as a blot) nor ``struck``
-    (a short word's arrow is no strike); the same box with a blot over part of the word is ``blotted``, with one
-    line drawn through the middle of the writing ``struck``."""
+    (a short word's arrow is no strike, a letter's diagonal no X); the same box with a blot over part of the word
+    is ``blotted``, with one line drawn through the middle of the writing or an X drawn over it ``struck``."""
     x0, y0, x1, y1 = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, layout.FIELD_INSET)
     box = (0, 0, x1 - x0, y1 - y0)
     writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(seed)
@@ -99,19 +100,21 @@ def test_a_vertical_word_on_the_board_is_spoilt_along_its_height() -> None:
 
 
 @pytest.mark.parametrize(
-    ("spoil", "spoilt"), [(synthetic.blot, absolute.blotted), (synthetic.strike_through, absolute.struck)]
+    ("spoil", "spoilt"),
+    [(synthetic.blot, absolute.blotted), (synthetic.strike_through, absolute.struck), (synthetic.cross_out, absolute.struck)],
 )
 def test_a_play_blotted_or_struck_out_on_an_absolute_board_is_told_from_the_letters_in_its_squares(
     spoil: Spoil, spoilt: Callable[[np.ndarray, list[tuple[int, int]]], bool]
 ) -> None:
-    """Plays written on the printed board of an absolute slip by a real hand, then blotted over their squares or
-    struck out along them: only the spoilt boards are ``absolute.blotted`` or ``absolute.struck``, across and down
-    (the printed lines, crossing every square, are no strike), and the empty board is neither."""
+    """Plays written on the printed board of an absolute slip by a real hand, then blotted over their squares,
+    struck out along them or crossed out with an X: only the spoilt boards are ``absolute.blotted`` or
+    ``absolute.struck``, across and down (the printed lines, crossing every square, are no strike), and the empty
+    board is neither."""
     page = next(iter(split_pages(slips_pdf(pads("p7", "Open", [("j1", "Ana", 1)], 1), absolute=True), "a.pdf")))
     board = locate_slips(page)[0].board
     assert board is not None and not spoilt(board, [(7, 7)]) and not spoilt(board, [(7, c) for c in range(15)])
     writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(9)
-    for notation in ("12G ASOCIE", "C2 CASA", "8D ÑANDU", "H4 MOVAIS"):
+    for notation in ("12G ASOCIE", "C2 CASA", "8D ÑANDU", "H4 MOVAIS", "H8 OSO", "8H FE"):
         play = Play.from_notation(notation)
         squares = play.squares()
         filled = absolute.fill_grid(board, play, writer, rng)

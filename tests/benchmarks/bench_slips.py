@@ -16,7 +16,7 @@ rotation and read by the whole pipeline (registration, QR, round box, play):
 * ``absolute-real-test``, ``absolute-unipen-test``: slips in absolute-board notation (D.III.20.1.c),
   the play written on the printed board, by the hands of ``real-test`` and ``unipen-test``;
 * ``illegible-real-test``, ``illegible-unipen-test``: slips by those hands whose play no arbiter could score
-  as written (D.III.20.4): left blank, scribbled over, blotted or struck out with one line
+  as written (D.III.20.4): left blank, scribbled over, blotted, struck out with one line or crossed out with an X
   (``cases.make_illegible_cases``); every one must be flagged (``illegible_flagged``), and one scored is a
   silent error; ``illegible-absolute-*``: the same on the printed board of absolute slips.
 

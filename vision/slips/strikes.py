@@ -1,5 +1,5 @@
-"""A play struck out with one line, how a player most often crosses out a play: illegible (D.III.20.4), the
-arbiter's to decide, whatever the letters under the line still read.
+"""A play struck out with one line, how a player most often crosses out a play, or crossed out with an X: illegible
+(D.III.20.4), the arbiter's to decide, whatever the letters under the lines still read.
 
 Images are ink masks (H, W), non-zero where there is ink, the writing laid along x (a word written down the board
 turned across). Lengths in pixels unless said otherwise; tilts in degrees."""
@@ -20,6 +20,8 @@ STRIKE_TILTS: Final = (0, 2, -2, 4, -4, 6, -6, 8, -8, 10, -10, 12, -12)  # the l
 STRIKE_LENGTH_TILTED: Final = 1.6  # writing heights, at least, for a tilted line (twelve more looks, a longer line)
 STRIKE_CLEAR: Final = 0.03  # of the line's length, at least: where nothing but the line is written (between letters)
 STRIKE_HALF: Final = 0.15  # of the writing's height: the line's half-thickness, where other ink is not looked for
+CROSS_RUN: Final = 0.7  # of the writing's width: an unbroken line along each diagonal of its box crosses it out (X)
+CROSS_REACH: Final = 0.15  # of the writing's height: how far from a diagonal an X's line is followed
 
 
 def struck_out(ink: np.ndarray) -> bool:
@@ -74,3 +76,44 @@ def _longest_run(row: np.ndarray) -> tuple[int, int]:
         return 0, 0
     k = int(np.argmax(edges[1::2] - edges[0::2]))
     return int(edges[2 * k]), int(edges[2 * k + 1])
+
+
+def crossed_out(ink: np.ndarray) -> bool:
+    """Whether the writing is crossed out with an X: along each diagonal of the writing's box, one unbroken line of
+    ink (within ``CROSS_REACH`` of the writing's height of the diagonal, rising or falling at most a pixel a column)
+    across ``CROSS_RUN`` of the box's width. Written letters break any such line, between them and inside them; a
+    letter's own diagonal crosses one letter, not the word. On calibration hands and fonts 1 written word of 2,499
+    passed (a tight calibration face) and no written absolute board of 1,495; of X's drawn as a hand draws them
+    (``synthetic.cross_out``) it caught 96 % in word boxes, and with ``struck_out`` 98.5 % on boards
+    (models/slips/MODEL_CARD.md, twentieth revision)."""
+    mask = (ink > 0).astype(np.uint8)
+    columns, rows = np.flatnonzero(mask.sum(axis=0) > 1), np.flatnonzero(mask.sum(axis=1) > 1)
+    if len(columns) < 2 or len(rows) < 2:
+        return False
+    left, right, top, bottom = int(columns[0]), int(columns[-1]), int(rows[0]), int(rows[-1])
+    box = mask[top : bottom + 1, left : right + 1]
+    slope, height = (bottom - top) / max(1, right - left), bottom - top
+    return all(_unbroken_path(_sheared_about(box, sign * slope), CROSS_REACH * height) >= CROSS_RUN * box.shape[1]
+               for sign in (1, -1))  # fmt: skip
+
+
+def _sheared_about(box: np.ndarray, slope: float) -> np.ndarray:
+    """``box`` sheared along y so that its diagonal of ``slope`` (rows per column; > 0 falling) runs level through
+    its middle row."""
+    height, width = box.shape
+    shear = np.float32([[1, 0, 0], [-slope, 1, slope * (width - 1) / 2]])
+    return cv2.warpAffine(box, shear, (width, height), flags=cv2.INTER_NEAREST)
+
+
+def _unbroken_path(mask: np.ndarray, reach: float) -> int:
+    """The most columns an unbroken path of ink crosses in ``mask``, left to right, within ``reach`` rows of its
+    middle row and moving at most one row a column (dynamic programming over the rows)."""
+    middle = mask.shape[0] // 2
+    band = mask[max(0, middle - int(reach)) : middle + int(reach) + 1].astype(np.int32)
+    run = band[:, 0].copy()
+    longest = int(run.max())
+    for column in range(1, band.shape[1]):
+        reached = np.maximum(run, np.maximum(np.r_[run[1:], 0], np.r_[0, run[:-1]]))
+        run = np.where(band[:, column] > 0, reached + 1, 0)
+        longest = max(longest, int(run.max()))
+    return longest

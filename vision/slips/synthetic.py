@@ -96,9 +96,7 @@ def strike_through(image: np.ndarray, box: tuple[int, int, int, int], rng: np.ra
         return
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
-    cols, rows = _written(image, box)
-    first, last = (int(cols[0]), int(cols[-1])) if len(cols) else (w // 4, 3 * w // 4)
-    top, bottom = (int(rows[0]), int(rows[-1])) if len(rows) else (h // 3, 2 * h // 3)
+    first, last, top, bottom = _written_span(image, box)
     start = max(1, first - int(h * rng.uniform(0.0, 0.3)))
     end = min(w - 2, last + int(h * rng.uniform(0.0, 0.3)))
     level = top + (bottom - top) * float(rng.uniform(0.35, 0.65))
@@ -108,6 +106,35 @@ def strike_through(image: np.ndarray, box: tuple[int, int, int, int], rng: np.ra
     ys = np.clip(ys + np.tan(np.deg2rad(tilt)) * (xs - (start + end) / 2), 2, h - 3)  # a steep line stays in the box
     points = np.stack([xs + x0, ys + y0], 1).round().astype(np.int32)
     cv2.polylines(image, [points], False, int(ink), int(rng.integers(2, 5)), cv2.LINE_AA)
+
+
+def cross_out(image: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator, ink: float = 40.0) -> None:
+    """An X drawn over the writing in ``box`` (x0, y0, x1, y1 px), in place, as a hand draws it: each line from
+    near one corner of the written part to near the opposite one (ends up to a tenth of its width before or past
+    the letters and 15 % of its height off the corners), slightly bowed and wavering (the box's middle when
+    nothing is written; along the rows of a box taller than wide)."""
+    if _along_height(image, box, rng, ink, cross_out):
+        return
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    first, last, top, bottom = _written_span(image, box)
+    across, tall, width = last - first, bottom - top, int(rng.integers(2, 5))
+    for start, end in ((top, bottom), (bottom, top)):
+        xs = np.linspace(first + rng.uniform(-0.1, 0.1) * across, last + rng.uniform(-0.1, 0.1) * across, 5)
+        ys = np.linspace(start + rng.uniform(-0.15, 0.15) * tall, end + rng.uniform(-0.15, 0.15) * tall, 5)
+        ys += rng.normal(0, 0.03 * tall, 5) + np.sin(np.linspace(0, np.pi, 5)) * rng.uniform(-0.06, 0.06) * tall
+        points = np.stack([np.clip(xs, 1, w - 2) + x0, np.clip(ys, 1, h - 2) + y0], 1).round().astype(np.int32)
+        cv2.polylines(image, [points], False, int(ink), width, cv2.LINE_AA)
+
+
+def _written_span(image: np.ndarray, box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """The first and last written columns and rows of ``box`` (x0, y0, x1, y1 px; indices from its corner):
+    ``_written``'s, or the box's middle half across and middle third down when nothing is written."""
+    w, h = box[2] - box[0], box[3] - box[1]
+    cols, rows = _written(image, box)
+    first, last = (int(cols[0]), int(cols[-1])) if len(cols) else (w // 4, 3 * w // 4)
+    top, bottom = (int(rows[0]), int(rows[-1])) if len(rows) else (h // 3, 2 * h // 3)
+    return first, last, top, bottom
 
 
 def _written(image: np.ndarray, box: tuple[int, int, int, int]) -> tuple[np.ndarray, np.ndarray]:
