@@ -1,5 +1,5 @@
 """Slips no arbiter could score as written (D.III.20.4) go to the arbiter: a play left blank, scribbled over, blotted,
-struck out, crossed out with an X."""
+struck out, crossed out with an X, scrawled through with a zigzag."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from vision.slips.printing import pads, slips_pdf
 from vision.slips.reader import SlipReader, blotted, locate_slips, struck
 
 
-def test_a_blank_a_scribbled_over_a_blotted_a_struck_out_and_a_crossed_out_play_are_each_flagged_never_scored(
+def test_a_blank_a_scribbled_over_a_blotted_a_struck_out_a_crossed_out_and_a_zigzagged_play_are_each_flagged(
     file2017: Lexicon,
 ) -> None:
     """Real characters of the test part write a play of the position, then spoil it (or leave the field blank):
@@ -46,6 +46,7 @@ Spoil = Callable[..., None]
         (synthetic.blot, blotted, 8, ("CHORIZO", "ÑANDU", "MOVAIS", "LLAMA")),
         (synthetic.strike_through, struck, 12, ("CHORIZO", "ÑANDU", "EH→", "LLAMA", "FE")),
         (synthetic.cross_out, struck, 14, ("CHORIZO", "ÑANDU", "EH→", "LLAMA", "FE", "OH", "AX", "XI")),
+        (synthetic.scrawl_through, struck, 16, ("CHORIZO", "ÑANDU", "LLAMA", "MOVAIS", "ABEDUL")),
     ],
 )
 def test_a_word_box_blotted_or_struck_out_is_told_from_the_same_box_written(
@@ -53,7 +54,8 @@ def test_a_word_box_blotted_or_struck_out_is_told_from_the_same_box_written(
 ) -> None:
     """A word box written by a real hand is neither ``blotted`` (no stroke is as thick as a blot) nor ``struck``
     (a short word's arrow is no strike, a letter's diagonal no X); the same box with a blot over part of the word
-    is ``blotted``, with one line drawn through the middle of the writing or an X drawn over it ``struck``."""
+    is ``blotted``, with one line drawn through the middle of the writing, an X drawn over it or a zigzag scrawled
+    along it ``struck``."""
     x0, y0, x1, y1 = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, layout.FIELD_INSET)
     box = (0, 0, x1 - x0, y1 - y0)
     writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(seed)
@@ -101,7 +103,11 @@ def test_a_vertical_word_on_the_board_is_spoilt_along_its_height() -> None:
 
 @pytest.mark.parametrize(
     ("spoil", "spoilt"),
-    [(synthetic.blot, absolute.blotted), (synthetic.strike_through, absolute.struck), (synthetic.cross_out, absolute.struck)],
+    [
+        (synthetic.blot, absolute.blotted),
+        (synthetic.strike_through, absolute.struck),
+        (synthetic.cross_out, absolute.struck),
+    ],
 )
 def test_a_play_blotted_or_struck_out_on_an_absolute_board_is_told_from_the_letters_in_its_squares(
     spoil: Spoil, spoilt: Callable[[np.ndarray, list[tuple[int, int]]], bool]

@@ -157,7 +157,7 @@ def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lex
             made += 1
 
 
-SPOILS: Final = ("blank", "scribbled", "blotted", "struck", "crossed")  # how an illegible slip's play field is spoilt, in turn
+SPOILS: Final = ("blank", "scribbled", "blotted", "struck", "crossed", "zigzag")  # how an illegible slip's play field is spoilt, in turn
 
 
 def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon,
@@ -165,7 +165,8 @@ def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, le
     """``count`` slips whose play no arbiter could score as written (D.III.20.4), each ``SPOILS`` in turn: the
     play field left blank, a play of the position written and then scribbled over
     (``synthetic.scribble_over``), written under a blot of ink (``synthetic.blot``), written and struck out
-    with one line (``synthetic.strike_through``), or written and crossed out with an X (``synthetic.cross_out``).
+    with one line (``synthetic.strike_through``), crossed out with an X (``synthetic.cross_out``) or scrawled
+    through with a zigzag (``synthetic.scrawl_through``).
     ``board``: absolute
     slips (D.III.20.1.c), the play written on the printed board and spoilt there. Each must go to the arbiter
     (``judge``); the round and table boxes are filled in as usual. Fixed by ``seed``."""
@@ -192,7 +193,7 @@ def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, le
             spoilt_box = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6)
         ink = float(rng.uniform(10, 90))
         spoiler = {"scribbled": synthetic.scribble_over, "blotted": synthetic.blot, "struck": synthetic.strike_through,
-                   "crossed": synthetic.cross_out}  # fmt: skip
+                   "crossed": synthetic.cross_out, "zigzag": synthetic.scrawl_through}  # fmt: skip
         if spoil in spoiler:
             spoiler[spoil](filled, spoilt_box, rng, ink)
         written = "" if spoil == "blank" else sp.notation

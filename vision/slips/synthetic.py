@@ -127,6 +127,25 @@ def cross_out(image: np.ndarray, box: tuple[int, int, int, int], rng: np.random.
         cv2.polylines(image, [points], False, int(ink), width, cv2.LINE_AA)
 
 
+def scrawl_through(image: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator,
+                   ink: float = 40.0) -> None:  # fmt: skip
+    """A zigzag scrawled along the writing in ``box`` (x0, y0, x1, y1 px), in place: from the first written column
+    to the last, up and down about the writing's middle by a fifth to a third of its height, a turn every 0.4-0.8
+    of its height, wavering (the box's middle when nothing is written; along the rows of a box taller than
+    wide)."""
+    if _along_height(image, box, rng, ink, scrawl_through):
+        return
+    x0, y0, _, y1 = box
+    first, last, top, bottom = _written_span(image, box)
+    tall = max(1, bottom - top)
+    turns = max(3, int((last - first) / (tall * rng.uniform(0.4, 0.8))) + 1)
+    xs = np.linspace(first, last, turns)
+    swing = (np.arange(turns) % 2 * 2 - 1) * tall * rng.uniform(0.2, 0.33)
+    ys = (top + bottom) / 2 + swing + rng.normal(0, 0.03 * tall, turns)
+    points = np.stack([xs + x0, np.clip(ys, 1, y1 - y0 - 2) + y0], 1).round().astype(np.int32)
+    cv2.polylines(image, [points], False, int(ink), int(rng.integers(2, 5)), cv2.LINE_AA)
+
+
 def _written_span(image: np.ndarray, box: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
     """The first and last written columns and rows of ``box`` (x0, y0, x1, y1 px; indices from its corner):
     ``_written``'s, or the box's middle half across and middle third down when nothing is written."""
