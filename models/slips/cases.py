@@ -157,7 +157,8 @@ def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lex
             made += 1
 
 
-SPOILS: Final = ("blank", "scribbled", "blotted", "struck", "crossed", "zigzag")  # how an illegible slip's play field is spoilt, in turn
+# how an illegible slip's play field is spoilt, in turn
+SPOILS: Final = ("blank", "scribbled", "blotted", "struck", "crossed", "zigzag")
 
 
 def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon,
@@ -166,10 +167,9 @@ def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, le
     play field left blank, a play of the position written and then scribbled over
     (``synthetic.scribble_over``), written under a blot of ink (``synthetic.blot``), written and struck out
     with one line (``synthetic.strike_through``), crossed out with an X (``synthetic.cross_out``) or scrawled
-    through with a zigzag (``synthetic.scrawl_through``).
-    ``board``: absolute
-    slips (D.III.20.1.c), the play written on the printed board and spoilt there. Each must go to the arbiter
-    (``judge``); the round and table boxes are filled in as usual. Fixed by ``seed``."""
+    through with a zigzag (``synthetic.scrawl_through``). ``board``: absolute slips (D.III.20.1.c), the play
+    written on the printed board and spoilt there. Each must go to the arbiter (``judge``); the round and table
+    boxes are filled in as usual. Fixed by ``seed``."""
     rng = np.random.default_rng(seed)
     pool = positions()
     made = 0

@@ -308,7 +308,8 @@ class BoardTracker:
             self.status.board_found = True
             if was_lost:
                 warning = small_squares_warning(found.pitch)
-                return [self._report("board_found", frame, f"tablero localizado; aviso: {warning}" if warning else "tablero localizado")]
+                message = f"tablero localizado; aviso: {warning}" if warning else "tablero localizado"
+                return [self._report("board_found", frame, message)]
             return []
         if self._upright is not None:
             self._upright = None

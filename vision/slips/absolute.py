@@ -38,7 +38,7 @@ from rules_core.notation import Play
 
 from . import ctc, layout, tokens
 from .decoder import Candidate, CandidateSet, Decision, Scored, Thresholds, decide_scored, score_line
-from .strikes import crossed_out, scrawled_through, struck_out
+from .strikes import marked_out
 
 ABS_W: Final = 190.0  # the absolute slip's width, mm (its height is layout.SLIP_H)
 CELL: Final = 4.2  # a square of the printed board, mm
@@ -199,12 +199,11 @@ def blotted(frame: np.ndarray, written: Sequence[SquareT], px_per_mm: float = la
 
 
 def struck(frame: np.ndarray, written: Sequence[SquareT], px_per_mm: float = layout.PX_PER_MM) -> bool:
-    """Whether the play written in ``written`` squares is struck out with one line along them
-    (``strikes.struck_out``), crossed out with an X (``strikes.crossed_out``) or scrawled through
-    (``strikes.scrawled_through``), measured on the board without its printed lines (``unruled``), over the
-    squares, half a square beyond either end and a tenth of one either side (on calibration boards half a square
-    either side missed 7 more of 222 struck plays). Squares not in one line are the several-plays flag's, not this
-    one's."""
+    """Whether the play written in ``written`` squares is struck out with one line along them, crossed out with
+    an X or scrawled through (``strikes.marked_out``), measured on the board without its printed lines
+    (``unruled``), over the squares, half a square beyond either end and a tenth of one either side (on calibration
+    boards half a square either side missed 7 more of 222 struck plays). Squares not in one line are the
+    several-plays flag's, not this one's."""
     across = in_one_line(written) if written else None
     if across is None:
         return False
@@ -212,8 +211,7 @@ def struck(frame: np.ndarray, written: Sequence[SquareT], px_per_mm: float = lay
     along, across_it = int(CELL * px_per_mm / 2), int(CELL * px_per_mm / 10)
     dx, dy = (along, across_it) if across else (across_it, along)
     ink = unruled(frame, (max(0, x0 - dx), max(0, y0 - dy), x1 + dx, y1 + dy), px_per_mm) > INK_CONTRAST
-    strip = ink if across else ink.T
-    return struck_out(strip) or crossed_out(strip) or scrawled_through(strip)
+    return marked_out(ink if across else ink.T)
 
 
 def unruled(frame: np.ndarray, box: tuple[int, int, int, int], px_per_mm: float) -> np.ndarray:

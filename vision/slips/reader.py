@@ -44,7 +44,7 @@ from .qr import read_slip_qr
 from .recognizer import GRID_MODEL, Recognizer, default_recognizer
 from .register import PlainTemplate, find_slips
 from .squares import SquareRecognizer, default_square_recognizer, score_squares
-from .strikes import crossed_out, scrawled_through, struck_out
+from .strikes import marked_out
 
 Position = tuple[Board, tuple[Tile, ...]]
 QrFacts = tuple[str, int, str]  # (game, table, player) as a slip's QR code says (``layout.qr_payload``)
@@ -158,12 +158,10 @@ def blotted(gray: np.ndarray) -> bool:
 
 
 def struck(gray: np.ndarray) -> bool:
-    """Whether the writing in a box is struck out with one line (``strikes.struck_out``), crossed out with an X
-    (``strikes.crossed_out``) or scrawled through with a zigzag (``strikes.scrawled_through``). The line
-    recogniser skips a long level line as a printed rule and reads the letters under an X or a zigzag: the slip is
-    illegible (D.III.20.4)."""
-    ink = ink_of(gray) > 0.35
-    return struck_out(ink) or crossed_out(ink) or scrawled_through(ink)
+    """Whether the writing in a box is struck out with one line, crossed out with an X or scrawled through with a
+    zigzag (``strikes.marked_out``). The line recogniser skips a long level line as a printed rule and reads the
+    letters under an X or a zigzag: the slip is illegible (D.III.20.4)."""
+    return marked_out(ink_of(gray) > 0.35)
 
 
 def text_rows(gray: np.ndarray) -> int:

@@ -29,6 +29,14 @@ THROUGH_STEP: Final = 2  # px a column such a line may rise or fall (a zigzag's 
 THROUGH_WIDE: Final = 2.5  # writing heights, at least, of a word so judged: two or three letters may touch throughout
 
 
+def marked_out(ink: np.ndarray) -> bool:
+    """Whether the writing is struck out with one line (``struck_out``), crossed out with an X (``crossed_out``)
+    or scrawled through with a zigzag (``scrawled_through``): any of the ways a player spoils a play with the
+    pen, each illegible (D.III.20.4)."""
+    mask = (ink > 0).astype(np.uint8)
+    return struck_out(mask) or crossed_out(mask) or scrawled_through(mask)
+
+
 def struck_out(ink: np.ndarray) -> bool:
     """Whether one straight run of ink, level or tilted by one of ``STRIKE_TILTS``, crosses ``STRIKE_COVER`` of
     the writing's width, in ``STRIKE_BAND`` of its height, long enough (``STRIKE_LENGTH``,
@@ -92,14 +100,23 @@ def crossed_out(ink: np.ndarray) -> bool:
     (``synthetic.cross_out``) it caught 96 % in word boxes, and with ``struck_out`` 98.5 % on boards
     (models/slips/MODEL_CARD.md, twentieth revision)."""
     mask = (ink > 0).astype(np.uint8)
-    columns, rows = np.flatnonzero(mask.sum(axis=0) > 1), np.flatnonzero(mask.sum(axis=1) > 1)
-    if len(columns) < 2 or len(rows) < 2:
+    extent = _writing_box(mask)
+    if extent is None:
         return False
-    left, right, top, bottom = int(columns[0]), int(columns[-1]), int(rows[0]), int(rows[-1])
+    left, right, top, bottom = extent
     box = mask[top : bottom + 1, left : right + 1]
     slope, height = (bottom - top) / max(1, right - left), bottom - top
     return all(_unbroken_path(_sheared_about(box, sign * slope), CROSS_REACH * height) >= CROSS_RUN * box.shape[1]
                for sign in (1, -1))  # fmt: skip
+
+
+def _writing_box(mask: np.ndarray) -> tuple[int, int, int, int] | None:
+    """(left, right, top, bottom), inclusive, of the columns and rows of ``mask`` holding more than one pixel of
+    ink; None when fewer than two of either do (nothing written, or one hair-thin mark)."""
+    columns, rows = np.flatnonzero(mask.sum(axis=0) > 1), np.flatnonzero(mask.sum(axis=1) > 1)
+    if len(columns) < 2 or len(rows) < 2:
+        return None
+    return int(columns[0]), int(columns[-1]), int(rows[0]), int(rows[-1])
 
 
 def _sheared_about(box: np.ndarray, slope: float) -> np.ndarray:
@@ -136,10 +153,10 @@ def scrawled_through(ink: np.ndarray) -> bool:
     (``synthetic.scrawl_through``) in word boxes and two thirds on boards (models/slips/MODEL_CARD.md, twentieth
     revision)."""
     mask = (ink > 0).astype(np.uint8)
-    columns, rows = np.flatnonzero(mask.sum(axis=0) > 1), np.flatnonzero(mask.sum(axis=1) > 1)
-    if len(columns) < 2 or len(rows) < 2:
+    extent = _writing_box(mask)
+    if extent is None:
         return False
-    left, right, top, bottom = int(columns[0]), int(columns[-1]), int(rows[0]), int(rows[-1])
+    left, right, top, bottom = extent
     width, height = right - left + 1, bottom - top
     if width < THROUGH_WIDE * max(1, height):
         return False
