@@ -14,7 +14,7 @@ from rules_core.cgp import Position
 from rules_core.lexicon import Lexicon
 from rules_core.movegen import generate_plays
 from rules_core.notation import Play
-from vision.slips import absolute, synthetic, tokens
+from vision.slips import absolute, layout, synthetic, tokens
 from vision.slips import handwriting as hw
 from vision.slips.decoder import GRID_THRESHOLDS_FILE, Decision, Option, Thresholds
 from vision.slips.ingest import split_pages
@@ -98,6 +98,50 @@ def test_a_board_with_two_words_is_several_plays(reader: SlipReader, printed: Lo
     result = _read(reader, printed.board, CHORIZO, 1, Play.from_notation("12G ASOCIE"),
                    Play.from_notation("C2 CASA"), writer=writer)  # fmt: skip
     assert result.verdict == "flagged" and "several_plays" in result.flags
+
+
+def _two_notations(reader: SlipReader, printed: LocatedSlip, in_boxes: str, on_board: str,
+                   crossed: str | None = None):  # fmt: skip
+    """A slip with ``in_boxes`` written in its boxes and ``on_board`` on its board by the same hand, the one of
+    them named by ``crossed`` ("boxes" or "board") struck out with one line, read in CHORIZO's position."""
+    assert printed.board is not None
+    writer, rng = hw.HersheyWriter(hw.TRAIN_HERSHEY[0]), np.random.default_rng(6)
+    filled = synthetic.fill_slip(printed.board, synthetic.play_fields(in_boxes), writer, rng)
+    play = Play.from_notation(on_board)
+    filled = absolute.fill_grid(filled, play, writer, rng)
+    if crossed == "board":
+        synthetic.strike_through(filled, absolute.squares_box(play.squares()), rng, 40.0, tilt=0.0)
+    elif crossed == "boxes":
+        synthetic.strike_through(filled, layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6), rng, 40.0, tilt=0.0)
+    position = Position.from_cgp(CHORIZO)
+    return reader.read_slip(synthetic.scan(filled, rng, angle=20.0), lambda _: (position.board, position.rack))[0]
+
+
+def test_the_same_play_in_the_boxes_and_on_the_board_is_one_play(reader: SlipReader, printed: LocatedSlip) -> None:
+    """D.III.20.2 voids a slip showing different plays in different notations; the same play twice is one."""
+    result = _two_notations(reader, printed, "12G ASOCIE", "12G ASOCIE")
+    assert result.verdict == "accepted" and result.decision.play == "12G ASOCIE"
+
+
+def test_different_plays_in_the_boxes_and_on_the_board_are_several_plays(reader: SlipReader,
+                                                                         printed: LocatedSlip) -> None:  # fmt: skip
+    """D.III.20.2: the board's play alone would be read surely; a different play left visible in the boxes voids
+    the slip, the arbiter's to see."""
+    alone = _read(reader, printed.board, CHORIZO, 6, Play.from_notation("12G ASOCIE"),
+                  writer=hw.HersheyWriter(hw.TRAIN_HERSHEY[0]))  # fmt: skip
+    assert alone.verdict == "accepted" and alone.decision.play == "12G ASOCIE"
+    result = _two_notations(reader, printed, "12E CAOS", "12G ASOCIE")
+    assert result.verdict == "flagged" and "several_plays" in result.flags
+
+
+@pytest.mark.parametrize(("crossed", "kept"), [("board", "12E CAOS"), ("boxes", "12G ASOCIE")])
+def test_a_play_crossed_out_in_one_notation_leaves_the_other_to_read(reader: SlipReader, printed: LocatedSlip,
+                                                                     crossed: str, kept: str) -> None:  # fmt: skip
+    """D.III.20.2: a player who wrote the play in two notations crosses out the one discarded; the play left
+    visible is read and scored, without the crossed-out one making it illegible."""
+    result = _two_notations(reader, printed, "12E CAOS", "12G ASOCIE", crossed=crossed)
+    assert result.verdict == "accepted" and result.decision.play == kept
+    assert result.rectified is not None and result.rectified.shape[1] > 1400  # the arbiter sees the whole slip
 
 
 def test_a_circled_blank_is_read_and_an_unmarked_one_caught(reader: SlipReader, printed: LocatedSlip) -> None:

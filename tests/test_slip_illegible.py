@@ -46,7 +46,7 @@ Spoil = Callable[..., None]
         (synthetic.blot, blotted, 8, ("CHORIZO", "ÑANDU", "MOVAIS", "LLAMA")),
         (synthetic.strike_through, struck, 12, ("CHORIZO", "ÑANDU", "EH→", "LLAMA", "FE")),
         (synthetic.cross_out, struck, 14, ("CHORIZO", "ÑANDU", "EH→", "LLAMA", "FE", "OH", "AX", "XI")),
-        (synthetic.scrawl_through, struck, 16, ("CHORIZO", "ÑANDU", "LLAMA", "MOVAIS", "ABEDUL")),
+        (synthetic.scrawl_through, struck, 16, ("CHORIZO", "ÑANDU", "LLAMA", "MOVAIS", "ABEDUL", "OH", "AX", "ESA")),
     ],
 )
 def test_a_word_box_blotted_or_struck_out_is_told_from_the_same_box_written(

@@ -37,7 +37,8 @@ REAL = SHARED / "data" / "handwriting" / "caps_digits"
 
 @dataclass(frozen=True)
 class Case:
-    kind: str  # "clean", "oriented", "unmarked", "swapped", "phony"; "illegible" (``make_illegible_cases``)
+    kind: str  # "clean", "oriented", "unmarked", "swapped", "phony"; "illegible" (``make_illegible_cases``);
+    # ``TWO_NOTATIONS`` (``make_two_notation_cases``)
     cgp: str
     written: str  # what the player wrote (lowercase = circled)
     play: str  # the play meant, canonical
@@ -157,6 +158,17 @@ def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lex
             made += 1
 
 
+def _drawn_positions(rng: np.random.Generator, lexicon: Lexicon,
+                     least: int = 1) -> Iterator[tuple[str, Position, list[ScoredPlay]]]:  # fmt: skip
+    """The golden positions in an order drawn by ``rng``, each with its legal plays: those with ``least`` or more."""
+    pool = positions()
+    for index in rng.permutation(len(pool)):
+        position = Position.from_cgp(pool[int(index)])
+        plays = generate_plays(position.board, position.rack, lexicon)
+        if len(plays) >= least:
+            yield pool[int(index)], position, plays
+
+
 # how an illegible slip's play field is spoilt, in turn
 SPOILS: Final = ("blank", "scribbled", "blotted", "struck", "crossed", "zigzag")
 
@@ -171,16 +183,7 @@ def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, le
     written on the printed board and spoilt there. Each must go to the arbiter (``judge``); the round and table
     boxes are filled in as usual. Fixed by ``seed``."""
     rng = np.random.default_rng(seed)
-    pool = positions()
-    made = 0
-    for index in rng.permutation(len(pool)):
-        if made >= count:
-            return
-        cgp = pool[int(index)]
-        position = Position.from_cgp(cgp)
-        plays = generate_plays(position.board, position.rack, lexicon)
-        if not plays:
-            continue
+    for made, (cgp, _, plays) in zip(range(count), _drawn_positions(rng, lexicon)):
         sp, spoil = _choose_play(plays, rng), SPOILS[made % len(SPOILS)]
         fields = synthetic.play_fields(sp.notation) if spoil != "blank" else {}
         info = bench_slip(made)
@@ -199,7 +202,40 @@ def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, le
         written = "" if spoil == "blank" else sp.notation
         yield Case("illegible", cgp, written, sp.notation, 0, False, synthetic.scan(filled, rng), info.player,
                    int(fields["ronda"]))  # fmt: skip
-        made += 1
+
+
+# an absolute slip with a play in its boxes and one on its board (D.III.20.2), in turn: the same play in both; two
+# different plays, both visible (void: the arbiter's); the board's play crossed out and the boxes' kept; the boxes'
+# play crossed out and the board's kept
+TWO_NOTATIONS: Final = ("two_same", "two_plays", "two_board_struck", "two_boxes_struck")
+STRIKES: Final = (synthetic.strike_through, synthetic.cross_out, synthetic.scrawl_through)
+
+
+def make_two_notation_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon) -> Iterator[Case]:
+    """``count`` absolute slips (D.III.20.1.c) with a play written both in the boxes and on the printed board, each
+    ``TWO_NOTATIONS`` in turn. D.III.20.2: a player who writes in more than one notation must hand in one play
+    visible, the others clearly crossed out (with one line, an X or a zigzag, in turn); different plays visible
+    void the slip. ``Case.play``: the play that stays visible (``two_plays``: must be flagged). Fixed by ``seed``."""
+    rng = np.random.default_rng(seed)
+    for made, (cgp, position, plays) in zip(range(count), _drawn_positions(rng, lexicon, least=2)):
+        kind = TWO_NOTATIONS[made % len(TWO_NOTATIONS)]
+        kept = _choose_play(plays, rng)
+        other = kept if kind == "two_same" else _choose_play([p for p in plays if p.notation != kept.notation], rng)
+        in_boxes, on_board = (kept, other) if kind == "two_board_struck" else (other, kept)
+        info = bench_slip(made)
+        fields = synthetic.play_fields(in_boxes.notation)
+        fields.update({"ronda": str(int(rng.integers(1, 25))), "mesa": str(info.table)})
+        writer = writers[int(rng.integers(len(writers)))]
+        filled = synthetic.fill_slip(absolute.render_absolute_slip(info), fields, writer, rng)
+        filled = absolute.fill_grid(filled, on_board.play, writer, rng)
+        strike = STRIKES[made // len(TWO_NOTATIONS) % len(STRIKES)]
+        if kind == "two_board_struck":
+            strike(filled, absolute.squares_box(on_board.play.squares()), rng, float(rng.uniform(10, 90)))
+        elif kind == "two_boxes_struck":
+            strike(filled, layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6), rng, float(rng.uniform(10, 90)))
+        has_blank = any(is_blank(t) and position.board[sq] == 0 for sq, t in zip(kept.play.squares(), kept.word))
+        yield Case(kind, cgp, kept.notation, kept.notation, 0 if kind == "two_plays" else kept.score, has_blank,
+                   synthetic.scan(filled, rng), info.player, int(fields["ronda"]))  # fmt: skip
 
 
 def legal_play_written(plays: Sequence[ScoredPlay], written: str, position: Position) -> ScoredPlay:
@@ -257,12 +293,12 @@ def judge(case: Case, result: dict[str, object], seconds: float) -> Outcome:
     verdict = str(result["verdict"])
     play, score = result.get("play"), result.get("score")
     flags = tuple(str(f) for f in result.get("flags", []))  # type: ignore[attr-defined]
-    if case.kind == "illegible":  # nothing to score as written: only the arbiter may decide (D.III.20.4)
+    if case.kind in ("illegible", "two_plays"):  # only the arbiter may decide (D.III.20.4, D.III.20.2)
         right = verdict == "flagged"
         silent = not right
     elif verdict == "flagged":
         right = silent = False
-    elif case.kind in ("clean", "oriented"):
+    elif case.kind in ("clean", "oriented") or case.kind in TWO_NOTATIONS:
         right = verdict == "accepted" and play == case.play and score == case.expected_score
         silent = not right
     else:  # a mistake: it scores 0 (or must be flagged)

@@ -18,7 +18,10 @@ rotation and read by the whole pipeline (registration, QR, round box, play):
 * ``illegible-real-test``, ``illegible-unipen-test``: slips by those hands whose play no arbiter could score
   as written (D.III.20.4): left blank, scribbled over, blotted, struck out with one line or crossed out with an X
   (``cases.make_illegible_cases``); every one must be flagged (``illegible_flagged``), and one scored is a
-  silent error; ``illegible-absolute-*``: the same on the printed board of absolute slips.
+  silent error; ``illegible-absolute-*``: the same on the printed board of absolute slips;
+* ``two-notations-real-test``, ``two-notations-unipen-test``: absolute slips with a play in the boxes and one on
+  the board (D.III.20.2, ``cases.make_two_notation_cases``): the same play in both (scored), two different plays
+  (flagged), or one of them crossed out (the other scored).
 
 Positions and racks are the golden positions (FILE2017); 80 % of slips are written
 correctly, the rest oriented or with a mistake (blank not circled, coordinate
@@ -50,7 +53,15 @@ os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from models.slips.cases import Case, Outcome, judge, make_cases, make_illegible_cases, writers_for  # noqa: E402
+from models.slips.cases import (  # noqa: E402
+    Case,
+    Outcome,
+    judge,
+    make_cases,
+    make_illegible_cases,
+    make_two_notation_cases,
+    writers_for,
+)
 from rules_core.cgp import Position  # noqa: E402
 from rules_core.lexicon import Lexicon  # noqa: E402
 from vision.slips import layout  # noqa: E402
@@ -64,10 +75,12 @@ LEXICON = Path(__file__).resolve().parents[3] / "shared" / "lexicon" / "FILE2017
 SEEDS = {"synthetic": 7001, "real-test": 7002, "synthetic-calibration": 8001, "real-calibration": 8002,
          "synthetic-calibration-unseen": 8003, "unipen-test": 7003, "unipen-unseen": 7004, "unipen-calibration": 8004,
          "absolute-real-test": 7005, "absolute-unipen-test": 7006, "illegible-real-test": 7008,
-         "illegible-unipen-test": 7009, "illegible-absolute-real-test": 7010, "illegible-absolute-unipen-test": 7011}
+         "illegible-unipen-test": 7009, "illegible-absolute-real-test": 7010, "illegible-absolute-unipen-test": 7011,
+         "two-notations-real-test": 7012, "two-notations-unipen-test": 7013}
 # absolute-*: slips in absolute-board notation (D.III.20.1.c), the play on the printed board, by those hands
 DEFAULT_SETS = ("synthetic,real-test,unipen-test,unipen-unseen,absolute-real-test,absolute-unipen-test,"
-                "illegible-real-test,illegible-unipen-test,illegible-absolute-real-test,illegible-absolute-unipen-test")
+                "illegible-real-test,illegible-unipen-test,illegible-absolute-real-test,illegible-absolute-unipen-test,"
+                "two-notations-real-test,two-notations-unipen-test")
 ROUNDS = list(range(1, 25))
 
 
@@ -210,6 +223,17 @@ def summary(outcomes: list[Outcome], extra: dict[str, float]) -> dict[str, Any]:
     }
 
 
+def cases_of(name: str, count: int, seed: int, lexicon: Lexicon) -> list[Case]:
+    """The slips of the set ``name`` (the module's docstring), fixed by ``seed``."""
+    if name.startswith("two-notations-"):
+        return list(make_two_notation_cases(count, writers_for(name.removeprefix("two-notations-")), seed, lexicon))
+    spoilt = name.startswith("illegible-")
+    board = name.removeprefix("illegible-").startswith("absolute-")
+    hands = writers_for(name.removeprefix("illegible-").removeprefix("absolute-"))
+    return list(make_illegible_cases(count, hands, seed, lexicon, board=board) if spoilt
+                else make_cases(count, hands, seed, lexicon, board=board))  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=200, help="slips per set")
@@ -229,15 +253,10 @@ def main() -> None:
     reader = SlipReader(lexicon, trial, thresholds, committed_grid_reading(), default_glyph_recognizer())
     report: dict[str, Any] = {}
     for name in args.sets.split(","):
-        spoilt = name.startswith("illegible-")
-        board = name.removeprefix("illegible-").startswith("absolute-")
-        hands = writers_for(name.removeprefix("illegible-").removeprefix("absolute-"))
-        seed = SEEDS[name] + args.seed_offset
-        cases = list(make_illegible_cases(args.count, hands, seed, lexicon, board=board) if spoilt
-                     else make_cases(args.count, hands, seed, lexicon, board=board))  # fmt: skip
+        cases = cases_of(name, args.count, SEEDS[name] + args.seed_offset, lexicon)
         outcomes, extra = run_reader(reader, cases)
         figures = summary(outcomes, extra)
-        if not args.no_ocr and not board and not spoilt:  # on the correctly written slips, ignoring circles: what generic OCR can do
+        if not args.no_ocr and name.split("-")[0] in ("synthetic", "real", "unipen"):  # the boxes of correct slips: generic OCR
             clean = [c for c in cases if c.kind in ("clean", "oriented")]
             lines = [play_line(c) for c in clean]
             truth = [normal(c.written) for c in clean]

@@ -164,6 +164,43 @@ def struck(gray: np.ndarray) -> bool:
     return marked_out(ink_of(gray) > 0.35)
 
 
+@dataclass(frozen=True)
+class NotationRead:
+    """Which notation of a slip is read (D.III.20.1): ``grid`` the absolute slip's board and its written squares
+    (None: the boxes), ``play_box`` where that play is (x0, y0, x1, y1 px of the slip's frame), ``spoilt`` the play
+    read is blotted or crossed out (D.III.20.4), ``boxes_too`` the boxes hold a play as well as the board, neither
+    crossed out (D.III.20.2)."""
+
+    grid: tuple[np.ndarray, list[tuple[int, int]]] | None
+    play_box: tuple[int, int, int, int]
+    spoilt: bool
+    boxes_too: bool = False
+
+
+def _notation_read(board: np.ndarray | None, coordinate: np.ndarray, word: np.ndarray) -> NotationRead:
+    """What to read on a slip: its boxes (``coordinate``, ``word``), or an absolute slip's ``board`` (its whole
+    frame, ``LocatedSlip.board``) when squares are written there. D.III.20.2: a player who writes the play in more
+    than one notation hands in one play visible and clearly crosses out the others (a blot, one line, an X or a
+    zigzag: ``blotted``, ``struck``): the board's play crossed out and the boxes' not, the boxes are read; the
+    boxes' crossed out, the board is."""
+    boxes_box = layout.FIELDS["coordenada"].pixels()[:2] + layout.FIELDS["palabra"].pixels()[2:]
+    boxes_spoilt = blotted(coordinate) or blotted(word) or struck(word)
+    written = absolute.written_cells(board) if board is not None else []
+    if board is None or not written:
+        return NotationRead(None, boxes_box, boxes_spoilt)
+    board_spoilt = absolute.blotted(board, written) or absolute.struck(board, written)
+    boxes_written = text_rows(coordinate) + text_rows(word) > 0
+    if board_spoilt and boxes_written and not boxes_spoilt:
+        return NotationRead(None, boxes_box, False)
+    return NotationRead((board, written), absolute.board_box(), board_spoilt, boxes_written and not boxes_spoilt)
+
+
+def _same_play(decision: Decision | None, other: Decision) -> bool:
+    """Whether two readings of a slip's play, each decided (accepted, or invalid as written), are the same."""
+    return (decision is not None and decision.verdict == other.verdict and decision.verdict in ("accepted", "invalid")
+            and decision.notation == other.notation)  # fmt: skip
+
+
 def text_rows(gray: np.ndarray) -> int:
     """How many separate rows of writing a box holds (two rows: two plays written, D.III.20.2).
 
@@ -328,18 +365,13 @@ class SlipReader:
         elif players:
             self._player_from_writing(result, fields["mesa"], _crop(rectified, _name_box()), players)
         coordinate, word = fields["coordenada"], fields["palabra"]
-        play_box = layout.FIELDS["coordenada"].pixels()[:2] + layout.FIELDS["palabra"].pixels()[2:]
-        written = absolute.written_cells(slip.board) if slip.board is not None else []
-        grid = (slip.board, written) if slip.board is not None and written else None
-        if grid is not None:  # absolute notation: the arbiter is shown the whole slip, board included
-            result.rectified, play_box = grid[0], absolute.board_box()
-            spoilt = absolute.blotted(*grid) or absolute.struck(*grid)
-        else:
-            spoilt = blotted(coordinate) or blotted(word) or struck(word)
+        notation = _notation_read(slip.board, coordinate, word)
+        if slip.board is not None:  # an absolute slip: the arbiter is shown the whole of it, board included
+            result.rectified = slip.board
         return self._finish(result, join_line(coordinate, word), fields["ronda"], position_of, players, rounds,
-                            several=max(text_rows(coordinate), text_rows(word)) > 1, play_box=play_box,
-                            current=current, grid=grid, relative_notation=relative_notation,
-                            spoilt=spoilt)  # fmt: skip
+                            several=max(text_rows(coordinate), text_rows(word)) > 1, play_box=notation.play_box,
+                            current=current, grid=notation.grid, relative_notation=relative_notation,
+                            spoilt=notation.spoilt, boxes_too=notation.boxes_too)  # fmt: skip
 
     def read_plain(self, gray: np.ndarray, template: PlainTemplate, position_of: PositionOf,
                    players: Sequence[PlayerRef] = (), rounds: Sequence[int] = (),
@@ -368,10 +400,12 @@ class SlipReader:
                 players: Sequence[PlayerRef], rounds: Sequence[int], several: bool,
                 play_box: tuple[int, int, int, int], current: int | None = None,
                 grid: tuple[np.ndarray, list[tuple[int, int]]] | None = None,
-                relative_notation: bool = False, spoilt: bool = False) -> SlipResult:  # fmt: skip
+                relative_notation: bool = False, spoilt: bool = False, boxes_too: bool = False) -> SlipResult:  # fmt: skip
         """The slip's round, position and play decided, with every flag the arbiter needs: ``several`` plays
         written (D.III.20.2), a play field ``spoilt`` by a blot or struck out (``blotted``, ``struck``,
-        ``absolute.blotted``, ``absolute.struck``: illegible, D.III.20.4)."""
+        ``absolute.blotted``, ``absolute.struck``: illegible, D.III.20.4). ``boxes_too``: an absolute slip whose
+        boxes hold a play as well as its board, neither crossed out: ``several_plays`` unless ``line`` says the
+        board's play too (D.III.20.2)."""
         flags: list[str] = ["relative_notation"] if relative_notation else []
         if players and (result.player is None or result.player_confidence < self.thresholds.field):
             flags.append("player_unknown")
@@ -396,7 +430,7 @@ class SlipReader:
                 flags.append("position_unknown")
             else:
                 result.round = settled
-        if several:
+        if several or (boxes_too and not _same_play(result.decision, self._decide_play(line, None, position)[0])):
             flags.append("several_plays")
         if spoilt:
             flags.append("illegible")

@@ -3,7 +3,8 @@
 Printed slips: the four ArUco markers (``layout.MARKERS``) name their corners, so
 the homography ``slip_from_image`` (image pixels x, y -> slip mm x, y) follows from
 matched corners whatever the rotation, mirror excepted; a page with several slips
-gives one ``Registration`` each (markers grouped around each id-0 marker). Plain
+gives one ``Registration`` each (markers grouped around each id-0 marker: the guess from its own corners,
+refitted once on the markers it groups, so that a far marker the first guess put too far off joins). Plain
 slips an organiser already has: ``PlainTemplate`` holds one blank slip scanned
 once, the fields the arbiter marked on it (template pixels), and registers every
 scan to it by ORB features (rotation invariant) and a RANSAC homography. Nothing found is a value (an empty list, None), not an exception.
@@ -59,6 +60,34 @@ def detect_markers(gray: np.ndarray) -> list[tuple[int, np.ndarray]]:
             if int(i) in layout.MARKERS]  # fmt: skip
 
 
+def _grouped(markers: list[tuple[int, np.ndarray]], used: set[int], group: dict[int, int],
+             guess: np.ndarray) -> dict[int, int]:  # fmt: skip
+    """``group`` (marker id -> index in ``markers``) with every unused marker that ``guess`` (image px -> slip mm)
+    puts within a fifth of the slip's width of where its id is printed."""
+    mm = layout.marker_corners_mm()
+    group = dict(group)
+    for j, (mid, corners) in enumerate(markers):
+        if j in used or mid in group:
+            continue
+        centre = cv2.perspectiveTransform(corners.mean(axis=0)[None, None], guess)[0, 0]
+        if np.linalg.norm(centre - mm[mid].mean(axis=0)) < 0.2 * layout.SLIP_W:
+            group[mid] = j
+    return group
+
+
+def _fitted(markers: list[tuple[int, np.ndarray]], group: dict[int, int]) -> tuple[np.ndarray | None, float]:
+    """The homography (image px -> slip mm) that the corners of ``group``'s markers fit best, and the RMS
+    distance (mm) of its corners from where they are printed; (None, inf) when none fits."""
+    mm = layout.marker_corners_mm()
+    source = np.concatenate([markers[j][1] for j in group.values()])
+    target = np.concatenate([mm[mid] for mid in group])
+    homography, _ = cv2.findHomography(source, target, 0)
+    if homography is None:
+        return None, float("inf")
+    projected = cv2.perspectiveTransform(source[None], homography)[0]
+    return homography, float(np.sqrt(np.mean(np.sum((projected - target) ** 2, axis=1))))
+
+
 def find_slips(gray: np.ndarray, max_error_mm: float = 1.5) -> list[Registration]:
     """Every printed slip on a grey scan, top to bottom (empty when none is found)."""
     markers = detect_markers(gray)
@@ -70,25 +99,15 @@ def find_slips(gray: np.ndarray, max_error_mm: float = 1.5) -> list[Registration
         if a in used:
             continue
         anchor_id, anchor = markers[a]
-        guess = cv2.getPerspectiveTransform(anchor.astype(np.float32), mm[anchor_id])
-        group = {anchor_id: a}
-        for j, (mid, corners) in enumerate(markers):
-            if j in used or mid in group:
-                continue
-            centre = cv2.perspectiveTransform(corners.mean(axis=0)[None, None], guess)[0, 0]
-            expected = mm[mid].mean(axis=0)
-            if np.linalg.norm(centre - expected) < 0.2 * layout.SLIP_W:
-                group[mid] = j
+        group = _grouped(markers, used, {anchor_id: a}, cv2.getPerspectiveTransform(anchor.astype(np.float32),
+                                                                                     mm[anchor_id]))  # fmt: skip
         if len(group) < 2:
             continue
-        source = np.concatenate([markers[j][1] for j in group.values()])
-        target = np.concatenate([mm[mid] for mid in group])
-        homography, _ = cv2.findHomography(source, target, 0)
-        if homography is None:
-            continue
-        projected = cv2.perspectiveTransform(source[None], homography)[0]
-        error = float(np.sqrt(np.mean(np.sum((projected - target) ** 2, axis=1))))
-        if error > max_error_mm:
+        homography, error = _fitted(markers, group)
+        if homography is not None and len(group) < len(layout.MARKERS):  # a far marker the first guess missed
+            group = _grouped(markers, used, group, homography)
+            homography, error = _fitted(markers, group)
+        if homography is None or error > max_error_mm:
             continue
         used.update(group.values())
         found.append(Registration(homography, tuple(sorted(group)), error))

@@ -23,10 +23,10 @@ STRIKE_CLEAR: Final = 0.03  # of the line's length, at least: where nothing but 
 STRIKE_HALF: Final = 0.15  # of the writing's height: the line's half-thickness, where other ink is not looked for
 CROSS_RUN: Final = 0.7  # of the writing's width: an unbroken line along each diagonal of its box crosses it out (X)
 CROSS_REACH: Final = 0.15  # of the writing's height: how far from a diagonal an X's line is followed
-THROUGH_BAND: Final = 0.3  # of the writing's height either side of its middle: where a line scrawled through it runs
+THROUGH_BAND: Final = 0.35  # of the writing's height either side of its middle: where a line scrawled through it runs
 THROUGH_RUN: Final = 0.8  # of the writing's width: an unbroken line that long in that band scrawls the word out
 THROUGH_STEP: Final = 2  # px a column such a line may rise or fall (a zigzag's strokes are steep)
-THROUGH_WIDE: Final = 2.5  # writing heights, at least, of a word so judged: two or three letters may touch throughout
+THROUGH_WIDE: Final = 1.5  # writing heights, at least, of a word so judged: the two letters of a narrower one may touch
 
 
 def marked_out(ink: np.ndarray) -> bool:
@@ -147,10 +147,11 @@ def scrawled_through(ink: np.ndarray) -> bool:
     """Whether one unbroken line runs through the middle of the writing from end to end, however it wavers: a
     zigzag or a wavy line scrawled along the word. The line stays within ``THROUGH_BAND`` of the writing's middle,
     rises or falls at most ``THROUGH_STEP`` px a column, and crosses ``THROUGH_RUN`` of the width. Only writing at
-    least ``THROUGH_WIDE`` heights wide is judged: the letters of a longer word do not all touch, those of two or
-    three may. On calibration hands and fonts 1 written word of 2,499 passed (a bold training face whose letters
-    touch) and no written absolute board of 1,500; with the X and strike tests it caught 73-81 % of zigzags
-    (``synthetic.scrawl_through``) in word boxes and two thirds on boards (models/slips/MODEL_CARD.md, twentieth
+    least ``THROUGH_WIDE`` heights wide is judged: the letters of a word do not all touch in its middle, those of
+    a narrow two-letter word may. On 1,600 written words of calibration hands none passed, and 3 of 600 by
+    training faces (OH, SEGO, DEL: bold letters that touch); none of 900 written absolute boards. With the X and
+    strike tests it caught 97-98 % of zigzags (``synthetic.scrawl_through``) in word boxes (74 % with the first
+    bounds, a band of 0.3 and 2.5 heights) and 74 % on boards (65 %) (models/slips/MODEL_CARD.md, twenty-first
     revision)."""
     mask = (ink > 0).astype(np.uint8)
     extent = _writing_box(mask)
