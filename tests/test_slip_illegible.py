@@ -1,5 +1,6 @@
 """Slips no arbiter could score as written (D.III.20.4) go to the arbiter: a play left blank, scribbled over, blotted,
-struck out, crossed out with an X, scrawled through with a zigzag."""
+struck out, crossed out with an X, scrawled through with a zigzag. A word struck out beside the play written after
+it is a correction, and that play is read (D.III.20.2)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,12 @@ from rules_core.lexicon import Lexicon
 from rules_core.notation import Play
 from vision.slips import absolute, layout, synthetic
 from vision.slips import handwriting as hw
+from vision.slips import reader as reader_module
 from vision.slips.ingest import split_pages
+from vision.slips.lineimage import ink_of
 from vision.slips.printing import pads, slips_pdf
-from vision.slips.reader import SlipReader, blotted, locate_slips, struck
+from vision.slips.reader import SlipReader, blotted, locate_slips, struck, visible_part
+from vision.slips.strikes import struck_in_part
 
 
 def test_a_blank_a_scribbled_over_a_blotted_a_struck_out_a_crossed_out_and_a_zigzagged_play_are_each_flagged(
@@ -37,6 +41,7 @@ def test_a_blank_a_scribbled_over_a_blotted_a_struck_out_a_crossed_out_and_a_zig
         assert outcome.right and not outcome.silent_error
 
 
+CHORIZO = "15/15/15/15/15/15/15/5[CH]ORIZO4/15/15/15/15/15/15/15 AACSEIO 0/0 0"
 Spoil = Callable[..., None]
 
 
@@ -78,6 +83,68 @@ def test_a_line_struck_level_or_tilted_either_way_is_a_strike() -> None:
         field = written.copy()
         synthetic.strike_through(field, box, np.random.default_rng(6), tilt=tilt)
         assert struck(field), tilt
+
+
+def _corrected(given_up: str, kept: str, seed: int) -> tuple[np.ndarray, int]:
+    """A word box by a real hand: ``given_up`` struck out with one line, ``kept`` written after it; and the column
+    where ``kept``'s part of the box begins."""
+    x0, y0, x1, y1 = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, layout.FIELD_INSET)
+    field, rng = np.full((y1 - y0, x1 - x0), 235, np.uint8), np.random.default_rng(seed)
+    split = field.shape[1] * len(given_up) // (len(given_up) + len(kept) + 1)
+    writer = hw.load_real_writer(REAL, "test")
+    synthetic.write_in_box(field, (0, 0, split, field.shape[0]), given_up, writer, rng)
+    synthetic.strike_through(field, (0, 0, split, field.shape[0]), rng, 40.0)
+    synthetic.write_in_box(field, (split + 8, 0, field.shape[1], field.shape[0]), kept, writer, rng)
+    return field, split
+
+
+def test_a_word_struck_out_beside_the_play_written_after_it_leaves_that_play_to_read() -> None:
+    """D.III.20.2: a correction, the word given up struck out and the play that stands written after it, leaves
+    the play visible: ``visible_part`` is the box from between the two words on. A written word (its letters'
+    crossbars touching, or an arrow after it) and a word struck out whole are read whole."""
+    for given_up, kept, seed in (("CASA", "CHORIZO", 3), ("ÑANDU", "OH", 4), ("MOVAIS", "LLAMA", 5)):
+        field, split = _corrected(given_up, kept, seed)
+        start = struck_in_part(ink_of(field) > 0.35)
+        assert start is not None and split - 40 < start < split + 12, given_up
+        assert visible_part(field).shape[1] == field.shape[1] - start
+    box = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, layout.FIELD_INSET)
+    writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(7)
+    for word in ("HARE", "HELEAS", "EH→", "CHORIZO"):
+        field = np.full((box[3] - box[1], box[2] - box[0]), 235, np.uint8)
+        synthetic.write_in_box(field, (0, 0, field.shape[1], field.shape[0]), word, writer, rng)
+        assert struck_in_part(ink_of(field) > 0.35) is None, word
+        synthetic.strike_through(field, (0, 0, field.shape[1], field.shape[0]), rng, 40.0)
+        assert struck_in_part(ink_of(field) > 0.35) is None and struck(field), word
+
+
+def test_a_slip_corrected_beside_is_scored_as_the_play_left_visible(file2017: Lexicon) -> None:
+    """End to end: the held-out real hand writes 12G ASOCIE's coordinate, a word struck out, then ASOCIE; the
+    slip is accepted as 12G ASOCIE (without the partial strike it was read as one word scored 0 or flagged)."""
+    position = Position.from_cgp(CHORIZO)
+    printed = layout.render_slip(layout.SlipInfo("p7", "Open", 1, "j1", "Ana"))
+    rng = np.random.default_rng(11)
+    writer = hw.load_real_writer(REAL, "test")
+    filled = synthetic.fill_slip(printed, {"coordenada": "12G", "ronda": "3"}, writer, rng)
+    x0, y0, x1, y1 = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6)
+    split = x0 + (x1 - x0) * 4 // 11
+    synthetic.write_in_box(filled, (x0, y0, split, y1), "CAOS", writer, rng)
+    synthetic.strike_through(filled, (x0, y0, split, y1), rng, 40.0)
+    synthetic.write_in_box(filled, (split + 8, y0, x1, y1), "ASOCIE", writer, rng)
+    (result,) = SlipReader(file2017).read_slip(synthetic.scan(filled, rng), lambda _: (position.board, position.rack),
+                                               rounds=range(1, 25))  # fmt: skip
+    assert result.verdict == "accepted" and result.decision.play == "12G ASOCIE"
+
+
+def test_a_blot_in_the_struck_part_of_a_correction_still_spoils_the_box() -> None:
+    """A blot is no correction: the word box of a correction with a blot over the struck word is spoilt, though
+    the part left visible holds no blot (D.III.20.4)."""
+    field, split = _corrected("MOVAIS", "LLAMA", 5)
+    coordinate = np.full((field.shape[0], 160), 235, np.uint8)
+    assert not reader_module._notation_read(None, coordinate, visible_part(field), field).spoilt
+    field[22:72, split // 3 : split // 3 + 50] = 30  # a blot over the struck word's middle letters
+    visible = visible_part(field)
+    assert visible.shape[1] < field.shape[1] and not blotted(visible)
+    assert reader_module._notation_read(None, coordinate, visible, field).spoilt
 
 
 def test_an_empty_box_or_one_hair_thin_mark_is_neither_blotted_nor_struck() -> None:

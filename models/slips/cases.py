@@ -38,7 +38,7 @@ REAL = SHARED / "data" / "handwriting" / "caps_digits"
 @dataclass(frozen=True)
 class Case:
     kind: str  # "clean", "oriented", "unmarked", "swapped", "phony"; "illegible" (``make_illegible_cases``);
-    # ``TWO_NOTATIONS`` (``make_two_notation_cases``)
+    # ``TWO_NOTATIONS`` (``make_two_notation_cases``); "corrected" (``make_correction_cases``)
     cgp: str
     written: str  # what the player wrote (lowercase = circled)
     play: str  # the play meant, canonical
@@ -238,6 +238,30 @@ def make_two_notation_cases(count: int, writers: Sequence[hw.Writer], seed: int,
                    synthetic.scan(filled, rng), info.player, int(fields["ronda"]))  # fmt: skip
 
 
+def make_correction_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon) -> Iterator[Case]:
+    """``count`` box slips corrected beside (kind ``corrected``): the player wrote a word, struck it out with one line
+    (``synthetic.strike_through``) and wrote the play that stands after it in the same box, with that play's
+    coordinate. One play visible, the other clearly crossed out (D.III.20.2): the visible one is ``Case.play``.
+    Fixed by ``seed``."""
+    rng = np.random.default_rng(seed)
+    for made, (cgp, position, plays) in zip(range(count), _drawn_positions(rng, lexicon, least=2)):
+        kept = _choose_play(plays, rng)
+        given_up = _choose_play([p for p in plays if p.notation != kept.notation], rng).notation.split(" ")[1]
+        coordinate, word = kept.notation.split(" ")
+        info = bench_slip(made)
+        fields = {"ronda": str(int(rng.integers(1, 25))), "mesa": str(info.table), "coordenada": coordinate}
+        writer = writers[int(rng.integers(len(writers)))]
+        filled = synthetic.fill_slip(layout.render_slip(info), fields, writer, rng)
+        x0, y0, x1, y1 = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6)
+        split = x0 + (x1 - x0) * len(given_up) // (len(given_up) + len(word) + 1)
+        synthetic.write_in_box(filled, (x0, y0, split, y1), given_up, writer, rng)
+        synthetic.strike_through(filled, (x0, y0, split, y1), rng, float(rng.uniform(10, 90)))
+        synthetic.write_in_box(filled, (split + 8, y0, x1, y1), word, writer, rng)
+        has_blank = any(is_blank(t) and position.board[sq] == 0 for sq, t in zip(kept.play.squares(), kept.word))
+        yield Case("corrected", cgp, kept.notation, kept.notation, kept.score, has_blank, synthetic.scan(filled, rng),
+                   info.player, int(fields["ronda"]))  # fmt: skip
+
+
 def legal_play_written(plays: Sequence[ScoredPlay], written: str, position: Position) -> ScoredPlay:
     """The legal play a mistaken form turned out to be (an uncircled blank written as the rack's own tile):
     the one with that notation, or, written in capitals over a blank already on the board (``6F CHIS`` for
@@ -298,7 +322,7 @@ def judge(case: Case, result: dict[str, object], seconds: float) -> Outcome:
         silent = not right
     elif verdict == "flagged":
         right = silent = False
-    elif case.kind in ("clean", "oriented") or case.kind in TWO_NOTATIONS:
+    elif case.kind in ("clean", "oriented", "corrected") or case.kind in TWO_NOTATIONS:
         right = verdict == "accepted" and play == case.play and score == case.expected_score
         silent = not right
     else:  # a mistake: it scores 0 (or must be flagged)

@@ -21,7 +21,9 @@ rotation and read by the whole pipeline (registration, QR, round box, play):
   silent error; ``illegible-absolute-*``: the same on the printed board of absolute slips;
 * ``two-notations-real-test``, ``two-notations-unipen-test``: absolute slips with a play in the boxes and one on
   the board (D.III.20.2, ``cases.make_two_notation_cases``): the same play in both (scored), two different plays
-  (flagged), or one of them crossed out (the other scored).
+  (flagged), or one of them crossed out (the other scored);
+* ``corrected-real-test``, ``corrected-unipen-test``: box slips whose first word is struck out and the play that
+  stands written after it in the same box (``cases.make_correction_cases``): the visible play is scored.
 
 Positions and racks are the golden positions (FILE2017); 80 % of slips are written
 correctly, the rest oriented or with a mistake (blank not circled, coordinate
@@ -58,6 +60,7 @@ from models.slips.cases import (  # noqa: E402
     Outcome,
     judge,
     make_cases,
+    make_correction_cases,
     make_illegible_cases,
     make_two_notation_cases,
     writers_for,
@@ -76,11 +79,12 @@ SEEDS = {"synthetic": 7001, "real-test": 7002, "synthetic-calibration": 8001, "r
          "synthetic-calibration-unseen": 8003, "unipen-test": 7003, "unipen-unseen": 7004, "unipen-calibration": 8004,
          "absolute-real-test": 7005, "absolute-unipen-test": 7006, "illegible-real-test": 7008,
          "illegible-unipen-test": 7009, "illegible-absolute-real-test": 7010, "illegible-absolute-unipen-test": 7011,
-         "two-notations-real-test": 7012, "two-notations-unipen-test": 7013}
+         "two-notations-real-test": 7012, "two-notations-unipen-test": 7013, "corrected-real-test": 7014,
+         "corrected-unipen-test": 7015}
 # absolute-*: slips in absolute-board notation (D.III.20.1.c), the play on the printed board, by those hands
 DEFAULT_SETS = ("synthetic,real-test,unipen-test,unipen-unseen,absolute-real-test,absolute-unipen-test,"
                 "illegible-real-test,illegible-unipen-test,illegible-absolute-real-test,illegible-absolute-unipen-test,"
-                "two-notations-real-test,two-notations-unipen-test")
+                "two-notations-real-test,two-notations-unipen-test,corrected-real-test,corrected-unipen-test")
 ROUNDS = list(range(1, 25))
 
 
@@ -227,6 +231,8 @@ def cases_of(name: str, count: int, seed: int, lexicon: Lexicon) -> list[Case]:
     """The slips of the set ``name`` (the module's docstring), fixed by ``seed``."""
     if name.startswith("two-notations-"):
         return list(make_two_notation_cases(count, writers_for(name.removeprefix("two-notations-")), seed, lexicon))
+    if name.startswith("corrected-"):
+        return list(make_correction_cases(count, writers_for(name.removeprefix("corrected-")), seed, lexicon))
     spoilt = name.startswith("illegible-")
     board = name.removeprefix("illegible-").startswith("absolute-")
     hands = writers_for(name.removeprefix("illegible-").removeprefix("absolute-"))

@@ -44,7 +44,7 @@ from .qr import read_slip_qr
 from .recognizer import GRID_MODEL, Recognizer, default_recognizer
 from .register import PlainTemplate, find_slips
 from .squares import SquareRecognizer, default_square_recognizer, score_squares
-from .strikes import marked_out
+from .strikes import marked_out, struck_in_part
 
 Position = tuple[Board, tuple[Tile, ...]]
 QrFacts = tuple[str, int, str]  # (game, table, player) as a slip's QR code says (``layout.qr_payload``)
@@ -164,6 +164,14 @@ def struck(gray: np.ndarray) -> bool:
     return marked_out(ink_of(gray) > 0.35)
 
 
+def visible_part(gray: np.ndarray) -> np.ndarray:
+    """The word box without a first word struck out beside the play written after it (``strikes.struck_in_part``):
+    a correction, the play given up clearly crossed out and the one that stands left visible (D.III.20.2); the
+    whole box otherwise."""
+    start = struck_in_part(ink_of(gray) > 0.35)
+    return gray if start is None else gray[:, start:]
+
+
 @dataclass(frozen=True)
 class NotationRead:
     """Which notation of a slip is read (D.III.20.1): ``grid`` the absolute slip's board and its written squares
@@ -177,14 +185,17 @@ class NotationRead:
     boxes_too: bool = False
 
 
-def _notation_read(board: np.ndarray | None, coordinate: np.ndarray, word: np.ndarray) -> NotationRead:
-    """What to read on a slip: its boxes (``coordinate``, ``word``), or an absolute slip's ``board`` (its whole
-    frame, ``LocatedSlip.board``) when squares are written there. D.III.20.2: a player who writes the play in more
-    than one notation hands in one play visible and clearly crosses out the others (a blot, one line, an X or a
-    zigzag: ``blotted``, ``struck``): the board's play crossed out and the boxes' not, the boxes are read; the
-    boxes' crossed out, the board is."""
+def _notation_read(board: np.ndarray | None, coordinate: np.ndarray, word: np.ndarray,
+                   whole_word: np.ndarray) -> NotationRead:  # fmt: skip
+    """What to read on a slip: its boxes (``coordinate``, ``word``: the word box's ``visible_part``), or an absolute
+    slip's ``board`` (its whole frame, ``LocatedSlip.board``) when squares are written there. D.III.20.2: a player
+    who writes the play in more than one notation hands in one play visible and clearly crosses out the others (a
+    blot, one line, an X or a zigzag: ``blotted``, ``struck``): the board's play crossed out and the boxes' not, the
+    boxes are read; the boxes' crossed out, the board is. A blot anywhere in the word box (``whole_word``) spoils
+    it: a blot is no correction."""
     boxes_box = layout.FIELDS["coordenada"].pixels()[:2] + layout.FIELDS["palabra"].pixels()[2:]
-    boxes_spoilt = blotted(coordinate) or blotted(word) or struck(word)
+    boxes_spoilt = (blotted(coordinate) or blotted(whole_word) or struck(whole_word)
+                    or (word is not whole_word and struck(word)))  # fmt: skip
     written = absolute.written_cells(board) if board is not None else []
     if board is None or not written:
         return NotationRead(None, boxes_box, boxes_spoilt)
@@ -364,8 +375,8 @@ class SlipReader:
             result.player_confidence = 1.0
         elif players:
             self._player_from_writing(result, fields["mesa"], _crop(rectified, _name_box()), players)
-        coordinate, word = fields["coordenada"], fields["palabra"]
-        notation = _notation_read(slip.board, coordinate, word)
+        coordinate, word = fields["coordenada"], visible_part(fields["palabra"])
+        notation = _notation_read(slip.board, coordinate, word, fields["palabra"])
         if slip.board is not None:  # an absolute slip: the arbiter is shown the whole of it, board included
             result.rectified = slip.board
         return self._finish(result, join_line(coordinate, word), fields["ronda"], position_of, players, rounds,

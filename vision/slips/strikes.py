@@ -1,6 +1,7 @@
 """A play struck out with one line, how a player most often crosses out a play, crossed out with an X, or scrawled
 through with a zigzag: illegible (D.III.20.4), the arbiter's to decide, whatever the letters under the lines still
-read.
+read. A first word struck out with the play written after it is a correction, not a spoilt play
+(``struck_in_part``): the play left visible is read (D.III.20.2).
 
 Images are ink masks (H, W), non-zero where there is ink, the writing laid along x (a word written down the board
 turned across). Lengths in pixels unless said otherwise; tilts in degrees."""
@@ -26,6 +27,10 @@ CROSS_REACH: Final = 0.15  # of the writing's height: how far from a diagonal an
 THROUGH_BAND: Final = 0.35  # of the writing's height either side of its middle: where a line scrawled through it runs
 THROUGH_RUN: Final = 0.8  # of the writing's width: an unbroken line that long in that band scrawls the word out
 THROUGH_STEP: Final = 2  # px a column such a line may rise or fall (a zigzag's strokes are steep)
+PART_CROSSED: Final = 0.3  # of a partial strike's length, at least: where it crosses a letter's other strokes
+PART_GAP: Final = 0.2  # writing heights of paper, at least, between the struck word and the play after it
+PART_REST: Final = 1.0  # writing heights, at least, written after a struck first word: the play that stands
+THROUGH_SWINGS: Final = 2  # times, at least, such a line crosses the writing's middle row: it swings, touching letters do not
 THROUGH_WIDE: Final = 1.5  # writing heights, at least, of a word so judged: the two letters of a narrower one may touch
 
 
@@ -49,6 +54,63 @@ def struck_out(ink: np.ndarray) -> bool:
     mask = (ink > 0).astype(np.uint8)
     return any(_straight_strike(_sheared(mask, tilt), STRIKE_LENGTH_TILTED if tilt else STRIKE_LENGTH)
                for tilt in STRIKE_TILTS)  # fmt: skip
+
+
+def struck_in_part(ink: np.ndarray) -> int | None:
+    """Where the writing left visible begins (a column of ``ink``) when its first word is struck out with one line
+    and a play is written after it, past a gap (a correction beside the play given up); None when not so.
+
+    The line is one straight run of ink, level or tilted by one of ``STRIKE_TILTS``, in ``STRIKE_BAND`` of the
+    writing's height, from the writing's first columns (within ``STRIKE_HALF`` of its height) and as long as a
+    strike (``STRIKE_LENGTH``, ``STRIKE_LENGTH_TILTED``). It crosses letters (ink above or below it along at least
+    ``PART_CROSSED`` of it) with paper between them (``STRIKE_CLEAR``), and stops before writing that goes on
+    after a column of paper for at least ``PART_REST`` heights: a word's arrow starts no word, a crossbar is no
+    strike's length. ``PART_GAP`` heights of paper, at least, lie between the two: a gap between letters is not a
+    gap between words. On 2,200 written words (calibration hands, training faces) none passed; of 300 corrections
+    by calibration hands 267 were found (models/slips/MODEL_CARD.md, twenty-second revision)."""
+    mask = (ink > 0).astype(np.uint8)
+    for tilt in STRIKE_TILTS:
+        start = _partial_strike(_sheared(mask, tilt), STRIKE_LENGTH_TILTED if tilt else STRIKE_LENGTH)
+        if start is not None:
+            return start
+    return None
+
+
+def _partial_strike(mask: np.ndarray, length: float) -> int | None:
+    """The test of ``struck_in_part`` for a level line in ``mask`` (uint8 0/1): the first column of the writing
+    after the struck part, or None."""
+    extent = _writing_box(mask)
+    if extent is None:
+        return None
+    left, right, top, bottom = extent
+    height = max(8, bottom - top + 1)
+    level = cv2.morphologyEx(cv2.dilate(mask, np.ones((STRIKE_SLOPE, 1), np.uint8)), cv2.MORPH_CLOSE,
+                             np.ones((1, STRIKE_GAP + 1), np.uint8))  # fmt: skip
+    low, high = (top + round(f * (bottom - top)) for f in STRIKE_BAND)
+    inked = mask.sum(axis=0) > 1
+    for y in range(low, high + 1):
+        begin, end = _longest_run(level[y])
+        if begin > left + STRIKE_HALF * height or end - begin < length * height:
+            continue
+        paper = np.flatnonzero(~inked[end:])
+        if not len(paper):
+            continue
+        gap, rest = end + int(paper[0]), np.flatnonzero(inked[end + int(paper[0]) :])
+        if not len(rest) or right - (gap + int(rest[0])) < PART_REST * height or rest[0] < PART_GAP * height:
+            continue
+        if _crosses_letters(mask[top : bottom + 1, begin:end], y - top, height):
+            return gap
+    return None
+
+
+def _crosses_letters(under: np.ndarray, line: int, height: int) -> bool:
+    """Whether a line along row ``line`` of ``under`` (the writing's rows under it) crosses letters: other ink
+    along ``PART_CROSSED`` of it, and nothing but the line along ``STRIKE_CLEAR`` of it."""
+    half = max(3, int(STRIKE_HALF * height))
+    beside = under.copy()
+    beside[max(0, line - half) : line + half + 1] = 0
+    others = beside.any(axis=0)
+    return float(others.mean()) >= PART_CROSSED and float((~others).mean()) >= STRIKE_CLEAR
 
 
 def _sheared(mask: np.ndarray, tilt: float) -> np.ndarray:
@@ -130,29 +192,58 @@ def _sheared_about(box: np.ndarray, slope: float) -> np.ndarray:
 def _unbroken_path(mask: np.ndarray, reach: float, step: int = 1) -> int:
     """The most columns an unbroken path of ink crosses in ``mask``, left to right, within ``reach`` rows of its
     middle row and moving at most ``step`` rows a column (dynamic programming over the rows)."""
-    middle = mask.shape[0] // 2
-    band = mask[max(0, middle - int(reach)) : middle + int(reach) + 1].astype(np.int32)
-    run = band[:, 0].copy()
-    longest = int(run.max())
+    return len(_longest_path(mask, reach, step))
+
+
+def _longest_path(mask: np.ndarray, reach: float, step: int = 1) -> np.ndarray:
+    """The rows of ``mask`` (one a column, left to right) of the longest unbroken path of ink within ``reach`` rows
+    of its middle row, moving at most ``step`` rows a column (dynamic programming over the rows, then back along
+    the path); empty when no ink."""
+    top = max(0, mask.shape[0] // 2 - int(reach))
+    band = mask[top : mask.shape[0] // 2 + int(reach) + 1] > 0
+    rows = np.arange(band.shape[0])
+    run = band[:, 0].astype(np.int32)
+    came_from = np.full(band.shape, -1, np.int32)
+    best = (int(run.max()), 0, int(run.argmax()))
     for column in range(1, band.shape[1]):
-        reached = run.copy()
-        for shift in range(1, step + 1):
-            reached = np.maximum(reached, np.maximum(np.r_[run[shift:], [0] * shift], np.r_[[0] * shift, run[:-shift]]))
-        run = np.where(band[:, column] > 0, reached + 1, 0)
-        longest = max(longest, int(run.max()))
-    return longest
+        reached, source = run.copy(), rows.copy()
+        for shift in (k * sign for k in range(1, step + 1) for sign in (1, -1)):
+            moved = np.roll(run, -shift)
+            if shift > 0:
+                moved[-shift:] = 0
+            else:
+                moved[:-shift] = 0
+            better = moved > reached
+            reached, source = np.where(better, moved, reached), np.where(better, rows + shift, source)
+        run = np.where(band[:, column], reached + 1, 0)
+        came_from[:, column] = np.where(band[:, column] & (reached > 0), source, -1)
+        if run.max() > best[0]:
+            best = (int(run.max()), column, int(run.argmax()))
+    length, column, row = best
+    path = []
+    while length and row >= 0 and len(path) < length:
+        path.append(row + top)
+        row, column = int(came_from[row, column]), column - 1
+    return np.array(path[::-1], np.int64)
+
+
+def _middle_crossings(path: np.ndarray, middle: float) -> int:
+    """How many times a path (its rows) goes from one side of the row ``middle`` to the other."""
+    side = np.sign(path - middle)
+    side = side[side != 0]
+    return int((np.diff(side) != 0).sum())
 
 
 def scrawled_through(ink: np.ndarray) -> bool:
-    """Whether one unbroken line runs through the middle of the writing from end to end, however it wavers: a
+    """Whether one unbroken line runs through the middle of the writing from end to end, swinging across it: a
     zigzag or a wavy line scrawled along the word. The line stays within ``THROUGH_BAND`` of the writing's middle,
-    rises or falls at most ``THROUGH_STEP`` px a column, and crosses ``THROUGH_RUN`` of the width. Only writing at
-    least ``THROUGH_WIDE`` heights wide is judged: the letters of a word do not all touch in its middle, those of
-    a narrow two-letter word may. On 1,600 written words of calibration hands none passed, and 3 of 600 by
-    training faces (OH, SEGO, DEL: bold letters that touch); none of 900 written absolute boards. With the X and
-    strike tests it caught 97-98 % of zigzags (``synthetic.scrawl_through``) in word boxes (74 % with the first
-    bounds, a band of 0.3 and 2.5 heights) and 74 % on boards (65 %) (models/slips/MODEL_CARD.md, twenty-first
-    revision)."""
+    rises or falls at most ``THROUGH_STEP`` px a column, crosses ``THROUGH_RUN`` of the width, and crosses the
+    middle row ``THROUGH_SWINGS`` times or more (a path along touching letters, an O's arc into an H's crossbar,
+    rarely does). Only writing at least ``THROUGH_WIDE`` heights wide is judged. On 1,600 written words of
+    calibration hands and 600 by training faces none passed (3 training words, OH, SEGO and DEL, before the swings
+    were asked for); none of 900 written absolute boards. With the X and strike tests it caught 96-97 % of zigzags
+    (``synthetic.scrawl_through``) in word boxes (74 % with the first bounds, a band of 0.3 and 2.5 heights) and
+    74 % on boards (65 %) (models/slips/MODEL_CARD.md, twenty-first and twenty-second revisions)."""
     mask = (ink > 0).astype(np.uint8)
     extent = _writing_box(mask)
     if extent is None:
@@ -163,4 +254,5 @@ def scrawled_through(ink: np.ndarray) -> bool:
         return False
     middle = (top + bottom) // 2
     band = mask[middle - int(THROUGH_BAND * height) : middle + int(THROUGH_BAND * height) + 1, left : right + 1]
-    return _unbroken_path(band, band.shape[0] / 2, THROUGH_STEP) >= THROUGH_RUN * width
+    path = _longest_path(band, band.shape[0] / 2, THROUGH_STEP)
+    return len(path) >= THROUGH_RUN * width and _middle_crossings(path, band.shape[0] // 2) >= THROUGH_SWINGS
