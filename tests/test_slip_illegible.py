@@ -90,12 +90,8 @@ def _corrected(given_up: str, kept: str, seed: int) -> tuple[np.ndarray, int]:
     where ``kept``'s part of the box begins."""
     x0, y0, x1, y1 = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, layout.FIELD_INSET)
     field, rng = np.full((y1 - y0, x1 - x0), 235, np.uint8), np.random.default_rng(seed)
-    split = field.shape[1] * len(given_up) // (len(given_up) + len(kept) + 1)
-    writer = hw.load_real_writer(REAL, "test")
-    synthetic.write_in_box(field, (0, 0, split, field.shape[0]), given_up, writer, rng)
-    synthetic.strike_through(field, (0, 0, split, field.shape[0]), rng, 40.0)
-    synthetic.write_in_box(field, (split + 8, 0, field.shape[1], field.shape[0]), kept, writer, rng)
-    return field, split
+    box = (0, 0, field.shape[1], field.shape[0])
+    return field, synthetic.correct_beside(field, box, given_up, kept, hw.load_real_writer(REAL, "test"), rng, 40.0)
 
 
 def test_a_word_struck_out_beside_the_play_written_after_it_leaves_that_play_to_read() -> None:
@@ -125,11 +121,8 @@ def test_a_slip_corrected_beside_is_scored_as_the_play_left_visible(file2017: Le
     rng = np.random.default_rng(11)
     writer = hw.load_real_writer(REAL, "test")
     filled = synthetic.fill_slip(printed, {"coordenada": "12G", "ronda": "3"}, writer, rng)
-    x0, y0, x1, y1 = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6)
-    split = x0 + (x1 - x0) * 4 // 11
-    synthetic.write_in_box(filled, (x0, y0, split, y1), "CAOS", writer, rng)
-    synthetic.strike_through(filled, (x0, y0, split, y1), rng, 40.0)
-    synthetic.write_in_box(filled, (split + 8, y0, x1, y1), "ASOCIE", writer, rng)
+    synthetic.correct_beside(filled, layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6), "CAOS", "ASOCIE",
+                             writer, rng, 40.0)  # fmt: skip
     (result,) = SlipReader(file2017).read_slip(synthetic.scan(filled, rng), lambda _: (position.board, position.rack),
                                                rounds=range(1, 25))  # fmt: skip
     assert result.verdict == "accepted" and result.decision.play == "12G ASOCIE"

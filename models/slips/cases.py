@@ -66,6 +66,16 @@ def _choose_play(plays: Sequence[ScoredPlay], rng: np.random.Generator) -> Score
     return plays[int(rng.integers(len(plays)))]
 
 
+def _another_play(plays: Sequence[ScoredPlay], play: ScoredPlay, rng: np.random.Generator) -> ScoredPlay:
+    """A play drawn as players choose (``_choose_play``) among ``plays`` other than ``play``."""
+    return _choose_play([p for p in plays if p.notation != play.notation], rng)
+
+
+def _rack_blanks(sp: ScoredPlay, position: Position) -> int:
+    """How many of the play's tiles are blanks from the rack (not blanks already on the board)."""
+    return sum(is_blank(t) and position.board[sq] == 0 for sq, t in zip(sp.play.squares(), sp.word))
+
+
 def _swap(coordinate: str) -> str:
     return coordinate[-1] + coordinate[:-1] if coordinate[0].isdigit() else coordinate[1:] + coordinate[0]
 
@@ -127,7 +137,7 @@ def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lex
                 return
             sp = _choose_play(plays, rng)
             roll = rng.random()
-            has_blank = any(is_blank(t) and position.board[sq] == 0 for sq, t in zip(sp.play.squares(), sp.word))
+            has_blank = _rack_blanks(sp, position) > 0
             kind = "clean"
             if roll < 0.05:
                 kind = "oriented"
@@ -220,7 +230,7 @@ def make_two_notation_cases(count: int, writers: Sequence[hw.Writer], seed: int,
     for made, (cgp, position, plays) in zip(range(count), _drawn_positions(rng, lexicon, least=2)):
         kind = TWO_NOTATIONS[made % len(TWO_NOTATIONS)]
         kept = _choose_play(plays, rng)
-        other = kept if kind == "two_same" else _choose_play([p for p in plays if p.notation != kept.notation], rng)
+        other = kept if kind == "two_same" else _another_play(plays, kept, rng)
         in_boxes, on_board = (kept, other) if kind == "two_board_struck" else (other, kept)
         info = bench_slip(made)
         fields = synthetic.play_fields(in_boxes.notation)
@@ -233,7 +243,7 @@ def make_two_notation_cases(count: int, writers: Sequence[hw.Writer], seed: int,
             strike(filled, absolute.squares_box(on_board.play.squares()), rng, float(rng.uniform(10, 90)))
         elif kind == "two_boxes_struck":
             strike(filled, layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6), rng, float(rng.uniform(10, 90)))
-        has_blank = any(is_blank(t) and position.board[sq] == 0 for sq, t in zip(kept.play.squares(), kept.word))
+        has_blank = _rack_blanks(kept, position) > 0
         yield Case(kind, cgp, kept.notation, kept.notation, 0 if kind == "two_plays" else kept.score, has_blank,
                    synthetic.scan(filled, rng), info.player, int(fields["ronda"]))  # fmt: skip
 
@@ -246,18 +256,15 @@ def make_correction_cases(count: int, writers: Sequence[hw.Writer], seed: int, l
     rng = np.random.default_rng(seed)
     for made, (cgp, position, plays) in zip(range(count), _drawn_positions(rng, lexicon, least=2)):
         kept = _choose_play(plays, rng)
-        given_up = _choose_play([p for p in plays if p.notation != kept.notation], rng).notation.split(" ")[1]
+        given_up = _another_play(plays, kept, rng).notation.split(" ")[1]
         coordinate, word = kept.notation.split(" ")
         info = bench_slip(made)
         fields = {"ronda": str(int(rng.integers(1, 25))), "mesa": str(info.table), "coordenada": coordinate}
         writer = writers[int(rng.integers(len(writers)))]
         filled = synthetic.fill_slip(layout.render_slip(info), fields, writer, rng)
-        x0, y0, x1, y1 = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6)
-        split = x0 + (x1 - x0) * len(given_up) // (len(given_up) + len(word) + 1)
-        synthetic.write_in_box(filled, (x0, y0, split, y1), given_up, writer, rng)
-        synthetic.strike_through(filled, (x0, y0, split, y1), rng, float(rng.uniform(10, 90)))
-        synthetic.write_in_box(filled, (split + 8, y0, x1, y1), word, writer, rng)
-        has_blank = any(is_blank(t) and position.board[sq] == 0 for sq, t in zip(kept.play.squares(), kept.word))
+        synthetic.correct_beside(filled, layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6), given_up, word,
+                                 writer, rng)  # fmt: skip
+        has_blank = _rack_blanks(kept, position) > 0
         yield Case("corrected", cgp, kept.notation, kept.notation, kept.score, has_blank, synthetic.scan(filled, rng),
                    info.player, int(fields["ronda"]))  # fmt: skip
 
@@ -271,8 +278,7 @@ def legal_play_written(plays: Sequence[ScoredPlay], written: str, position: Posi
         if p.notation == meant.notation() or p.play == meant:
             return p
     same = [p for p in plays if p.notation.upper() == written.upper()]
-    return min(same, key=lambda p: sum(is_blank(t) and position.board[sq] == 0
-                                       for sq, t in zip(p.play.squares(), p.word)))  # fmt: skip
+    return min(same, key=lambda p: _rack_blanks(p, position))
 
 
 def _expected_score(position: Position, lexicon: Lexicon, written: str, kind: str, sp: ScoredPlay) -> int | None:

@@ -27,11 +27,11 @@ CROSS_REACH: Final = 0.15  # of the writing's height: how far from a diagonal an
 THROUGH_BAND: Final = 0.35  # of the writing's height either side of its middle: where a line scrawled through it runs
 THROUGH_RUN: Final = 0.8  # of the writing's width: an unbroken line that long in that band scrawls the word out
 THROUGH_STEP: Final = 2  # px a column such a line may rise or fall (a zigzag's strokes are steep)
+THROUGH_SWINGS: Final = 2  # times, at least, such a line crosses the writing's middle row: it swings, touching letters do not
+THROUGH_WIDE: Final = 1.5  # writing heights, at least, of a word so judged: the two letters of a narrower one may touch
 PART_CROSSED: Final = 0.3  # of a partial strike's length, at least: where it crosses a letter's other strokes
 PART_GAP: Final = 0.2  # writing heights of paper, at least, between the struck word and the play after it
 PART_REST: Final = 1.0  # writing heights, at least, written after a struck first word: the play that stands
-THROUGH_SWINGS: Final = 2  # times, at least, such a line crosses the writing's middle row: it swings, touching letters do not
-THROUGH_WIDE: Final = 1.5  # writing heights, at least, of a word so judged: the two letters of a narrower one may touch
 
 
 def marked_out(ink: np.ndarray) -> bool:
@@ -79,17 +79,12 @@ def struck_in_part(ink: np.ndarray) -> int | None:
 def _partial_strike(mask: np.ndarray, length: float) -> int | None:
     """The test of ``struck_in_part`` for a level line in ``mask`` (uint8 0/1): the first column of the writing
     after the struck part, or None."""
-    extent = _writing_box(mask)
-    if extent is None:
+    band = _band_runs(mask)
+    if band is None:
         return None
-    left, right, top, bottom = extent
-    height = max(8, bottom - top + 1)
-    level = cv2.morphologyEx(cv2.dilate(mask, np.ones((STRIKE_SLOPE, 1), np.uint8)), cv2.MORPH_CLOSE,
-                             np.ones((1, STRIKE_GAP + 1), np.uint8))  # fmt: skip
-    low, high = (top + round(f * (bottom - top)) for f in STRIKE_BAND)
+    (left, right, top, bottom), height, runs = band
     inked = mask.sum(axis=0) > 1
-    for y in range(low, high + 1):
-        begin, end = _longest_run(level[y])
+    for y, (begin, end) in runs:
         if begin > left + STRIKE_HALF * height or end - begin < length * height:
             continue
         paper = np.flatnonzero(~inked[end:])
@@ -98,19 +93,33 @@ def _partial_strike(mask: np.ndarray, length: float) -> int | None:
         gap, rest = end + int(paper[0]), np.flatnonzero(inked[end + int(paper[0]) :])
         if not len(rest) or right - (gap + int(rest[0])) < PART_REST * height or rest[0] < PART_GAP * height:
             continue
-        if _crosses_letters(mask[top : bottom + 1, begin:end], y - top, height):
+        others = _off_the_line(mask[top : bottom + 1, begin:end], y - top, height)
+        if float(others.mean()) >= PART_CROSSED and float((~others).mean()) >= STRIKE_CLEAR:
             return gap
     return None
 
 
-def _crosses_letters(under: np.ndarray, line: int, height: int) -> bool:
-    """Whether a line along row ``line`` of ``under`` (the writing's rows under it) crosses letters: other ink
-    along ``PART_CROSSED`` of it, and nothing but the line along ``STRIKE_CLEAR`` of it."""
+def _band_runs(mask: np.ndarray) -> tuple[tuple[int, int, int, int], int, list[tuple[int, tuple[int, int]]]] | None:
+    """The writing's box (``_writing_box``), its height in px (8 at least), and for each row of ``STRIKE_BAND`` the
+    longest level run of ink (``_longest_run``), gaps of ``STRIKE_GAP`` closed and a drift of ``STRIKE_SLOPE``
+    rows allowed; None when nothing is written."""
+    extent = _writing_box(mask)
+    if extent is None:
+        return None
+    top, bottom = extent[2], extent[3]
+    level = cv2.morphologyEx(cv2.dilate(mask, np.ones((STRIKE_SLOPE, 1), np.uint8)), cv2.MORPH_CLOSE,
+                             np.ones((1, STRIKE_GAP + 1), np.uint8))  # fmt: skip
+    low, high = (top + round(f * (bottom - top)) for f in STRIKE_BAND)
+    return extent, max(8, bottom - top + 1), [(y, _longest_run(level[y])) for y in range(low, high + 1)]
+
+
+def _off_the_line(under: np.ndarray, line: int, height: int) -> np.ndarray:
+    """For each column of ``under`` (the writing's rows along a line), whether it holds ink off the line at row
+    ``line`` (beyond ``STRIKE_HALF`` of the writing's ``height`` from it): a letter the line crosses."""
     half = max(3, int(STRIKE_HALF * height))
     beside = under.copy()
     beside[max(0, line - half) : line + half + 1] = 0
-    others = beside.any(axis=0)
-    return float(others.mean()) >= PART_CROSSED and float((~others).mean()) >= STRIKE_CLEAR
+    return np.asarray(beside.any(axis=0))
 
 
 def _sheared(mask: np.ndarray, tilt: float) -> np.ndarray:
@@ -126,22 +135,14 @@ def _sheared(mask: np.ndarray, tilt: float) -> np.ndarray:
 
 def _straight_strike(mask: np.ndarray, length: float) -> bool:
     """The test of ``struck_out`` for a level line in ``mask`` (uint8 0/1), ``length`` writing heights long."""
-    columns, rows = np.flatnonzero(mask.sum(axis=0) > 1), np.flatnonzero(mask.sum(axis=1) > 1)
-    if len(columns) == 0 or len(rows) == 0:  # nothing written, or one hair-thin mark
+    band = _band_runs(mask)
+    if band is None:  # nothing written, or one hair-thin mark
         return False
-    top, bottom = int(rows[0]), int(rows[-1])
-    width, height = int(columns[-1] - columns[0] + 1), max(8, bottom - top + 1)
-    level = cv2.morphologyEx(cv2.dilate(mask, np.ones((STRIKE_SLOPE, 1), np.uint8)), cv2.MORPH_CLOSE,
-                             np.ones((1, STRIKE_GAP + 1), np.uint8))  # fmt: skip
-    low, high = (top + round(f * (bottom - top)) for f in STRIKE_BAND)
-    runs = [(y, _longest_run(level[y])) for y in range(low, high + 1)]
-    y, run = max(runs, key=lambda found: found[1][1] - found[1][0])
-    if run[1] - run[0] < max(STRIKE_COVER * width, length * height):
+    (left, right, top, bottom), height, runs = band
+    y, (begin, end) = max(runs, key=lambda found: found[1][1] - found[1][0])
+    if end - begin < max(STRIKE_COVER * (right - left + 1), length * height):
         return False
-    half = max(3, int(STRIKE_HALF * height))
-    beside = mask[top : bottom + 1, run[0] : run[1]].copy()
-    beside[max(0, y - top - half) : y - top + half + 1] = 0
-    return float((~beside.any(axis=0)).mean()) >= STRIKE_CLEAR
+    return float((~_off_the_line(mask[top : bottom + 1, begin:end], y - top, height)).mean()) >= STRIKE_CLEAR
 
 
 def _longest_run(row: np.ndarray) -> tuple[int, int]:
@@ -221,7 +222,7 @@ def _longest_path(mask: np.ndarray, reach: float, step: int = 1) -> np.ndarray:
             best = (int(run.max()), column, int(run.argmax()))
     length, column, row = best
     path = []
-    while length and row >= 0 and len(path) < length:
+    while row >= 0 and len(path) < length:
         path.append(row + top)
         row, column = int(came_from[row, column]), column - 1
     return np.array(path[::-1], np.int64)
