@@ -20,7 +20,7 @@ from vision.slips.ingest import split_pages
 from vision.slips.lineimage import ink_of
 from vision.slips.printing import pads, slips_pdf
 from vision.slips.reader import SlipReader, blotted, locate_slips, struck, visible_part
-from vision.slips.strikes import struck_in_part
+from vision.slips.strikes import THROUGH_WIDE, struck_in_part
 
 
 def test_a_blank_a_scribbled_over_a_blotted_a_struck_out_a_crossed_out_and_a_zigzagged_play_are_each_flagged(
@@ -70,6 +70,22 @@ def test_a_word_box_blotted_or_struck_out_is_told_from_the_same_box_written(
         assert not spoilt(field), word
         spoil(field, box, rng)
         assert spoilt(field), word
+
+
+def test_a_zigzag_over_two_letters_narrower_than_the_wide_words_bound_is_a_strike() -> None:
+    """Two letters written narrower than ``THROUGH_WIDE`` heights (whose letters may touch) are judged by the
+    narrow test: a zigzag scrawled over them is ``struck``, and the same letters written are not."""
+    x0, y0, x1, y1 = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, layout.FIELD_INSET)
+    box = (0, 0, x1 - x0, y1 - y0)
+    writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(56)
+    for word in ("HA", "UF", "ES", "OS"):
+        field = np.full((box[3], box[2]), 235, np.uint8)
+        synthetic.write_in_box(field, box, word, writer, rng)
+        ys, xs = np.nonzero(ink_of(field) > 0.35)
+        assert xs.max() - xs.min() < THROUGH_WIDE * (ys.max() - ys.min()), word  # the narrow test's case
+        assert not struck(field), word
+        synthetic.scrawl_through(field, box, rng)
+        assert struck(field), word
 
 
 def test_a_line_struck_level_or_tilted_either_way_is_a_strike() -> None:

@@ -95,10 +95,11 @@ def test_a_page_without_slips_gives_nothing(reader: SlipReader) -> None:
     assert reader.read_slip(blank, lambda _: (position.board, position.rack)) == []
 
 
-@pytest.mark.parametrize("struck_out", [False, True])
-def test_a_plain_slip_registered_to_its_template(reader: SlipReader, struck_out: bool) -> None:
+@pytest.mark.parametrize("spoilt", ["", "struck", "corrected"])
+def test_a_plain_slip_registered_to_its_template(reader: SlipReader, spoilt: str) -> None:
     """A slip with no markers: the arbiter marks the fields on a blank one once. The play written in its one field
-    is read back; the same play struck out with one line is illegible (D.III.20.4), never scored."""
+    is read back; the same play struck out with one line is illegible (D.III.20.4), never scored; a play struck out
+    with the play that stands written after it is a correction (D.III.20.2), and that play is read."""
     import cv2
 
     rng = np.random.default_rng(3)
@@ -113,8 +114,11 @@ def test_a_plain_slip_registered_to_its_template(reader: SlipReader, struck_out:
     template = PlainTemplate(blank, {"ronda": (44, 154, 146, 236), "jugada": play_field})
     filled = blank.copy()
     synthetic.write_in_box(filled, (44, 154, 146, 236), "4", hand(1), rng)
-    synthetic.write_in_box(filled, play_field, "12F CASA", hand(1), rng)
-    if struck_out:
+    if spoilt == "corrected":
+        synthetic.correct_beside(filled, play_field, "12F CAOS", "12F CASA", hand(1), rng, 40.0)
+    else:
+        synthetic.write_in_box(filled, play_field, "12F CASA", hand(1), rng)
+    if spoilt == "struck":
         synthetic.strike_through(filled, play_field, rng, tilt=4.0)
     h, w = filled.shape
     rotation = cv2.getRotationMatrix2D((w / 2, h / 2), 170, 0.9)
@@ -123,11 +127,11 @@ def test_a_plain_slip_registered_to_its_template(reader: SlipReader, struck_out:
     result = reader.read_plain(scan, template, lambda _: (position.board, position.rack), rounds=range(1, 10))
     assert result.found
     assert result.round == 4
-    assert ("illegible" in result.flags) == struck_out
-    if struck_out:
+    assert ("illegible" in result.flags) == (spoilt == "struck")
+    if spoilt == "struck":
         assert result.to_json()["score"] is None
     else:
-        assert result.decision is not None and result.decision.play == "12F CASA"
+        assert result.verdict == "accepted" and result.decision.play == "12F CASA"
 
 
 @pytest.mark.parametrize(("written_table", "expected"), [("41", "j41"), ("4", None)])

@@ -194,8 +194,7 @@ def _notation_read(board: np.ndarray | None, coordinate: np.ndarray, word: np.nd
     boxes are read; the boxes' crossed out, the board is. A blot anywhere in the word box (``whole_word``) spoils
     it: a blot is no correction."""
     boxes_box = layout.FIELDS["coordenada"].pixels()[:2] + layout.FIELDS["palabra"].pixels()[2:]
-    boxes_spoilt = (blotted(coordinate) or blotted(whole_word) or struck(whole_word)
-                    or (word is not whole_word and struck(word)))  # fmt: skip
+    boxes_spoilt = _boxes_spoilt(whole_word, word, coordinate)
     written = absolute.written_cells(board) if board is not None else []
     if board is None or not written:
         return NotationRead(None, boxes_box, boxes_spoilt)
@@ -204,6 +203,14 @@ def _notation_read(board: np.ndarray | None, coordinate: np.ndarray, word: np.nd
     if board_spoilt and boxes_written and not boxes_spoilt:
         return NotationRead(None, boxes_box, False)
     return NotationRead((board, written), absolute.board_box(), board_spoilt, boxes_written and not boxes_spoilt)
+
+
+def _boxes_spoilt(whole_word: np.ndarray, word: np.ndarray, coordinate: np.ndarray | None = None) -> bool:
+    """Whether the play written in a slip's boxes is spoilt (D.III.20.4): a blot in the ``coordinate`` box or anywhere
+    in the word box (``whole_word``), that box struck out whole, or the ``word`` left visible after a correction
+    (``visible_part``) struck out too."""
+    return (blotted(whole_word) or (coordinate is not None and blotted(coordinate)) or struck(whole_word)
+            or (word is not whole_word and struck(word)))  # fmt: skip
 
 
 def _same_play(decision: Decision | None, other: Decision) -> bool:
@@ -396,16 +403,18 @@ class SlipReader:
         result = SlipResult(True, rectified=rectified)
         if players and ("mesa" in crops or "nombre" in crops):
             self._player_from_writing(result, crops.get("mesa"), crops.get("nombre"), players)
-        if "jugada" in crops:
-            line, play_box = crops["jugada"], template.fields["jugada"]
-            word = line  # the whole play in one field: struck out when the line crosses all of it
+        if "jugada" in crops:  # the whole play in one field: a correction strikes a whole play out before the next
+            play_box, whole = template.fields["jugada"], crops["jugada"]
+            line = visible_part(whole)
+            spoilt = _boxes_spoilt(whole, line)
         else:
-            line = join_line(crops["coordenada"], crops["palabra"])
             play_box = template.fields["coordenada"][:2] + template.fields["palabra"][2:]
-            word = crops["palabra"]
+            coordinate, whole = crops["coordenada"], crops["palabra"]
+            word = visible_part(whole)
+            line, spoilt = join_line(coordinate, word), _boxes_spoilt(whole, word, coordinate)
         return self._finish(result, line, crops.get("ronda"), position_of, players, rounds,
                             several=text_rows(line) > 1, play_box=play_box, current=current,
-                            relative_notation=relative_notation, spoilt=blotted(line) or struck(word))  # fmt: skip
+                            relative_notation=relative_notation, spoilt=spoilt)  # fmt: skip
 
     def _finish(self, result: SlipResult, line: np.ndarray, round_crop: np.ndarray | None, position_of: PositionOf,
                 players: Sequence[PlayerRef], rounds: Sequence[int], several: bool,

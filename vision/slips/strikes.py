@@ -29,6 +29,10 @@ THROUGH_RUN: Final = 0.8  # of the writing's width: an unbroken line that long i
 THROUGH_STEP: Final = 2  # px a column such a line may rise or fall (a zigzag's strokes are steep)
 THROUGH_SWINGS: Final = 2  # times, at least, such a line crosses the writing's middle row: it swings, touching letters do not
 THROUGH_WIDE: Final = 1.5  # writing heights, at least, of a word so judged: the two letters of a narrower one may touch
+# narrower writing (two letters) is judged stricter: the line runs across it all, in a few straight strokes
+NARROW_RUN: Final = 0.95  # of the writing's width: the line runs from end to end
+NARROW_STROKES: Final = 3  # straight strokes, at most, of a zigzag over two letters (a turn every 0.4 heights or more)
+NARROW_STRAIGHT: Final = 0.028  # writing heights: the line's rows off those strokes (RMS), at most; letters bend
 PART_CROSSED: Final = 0.3  # of a partial strike's length, at least: where it crosses a letter's other strokes
 PART_GAP: Final = 0.2  # writing heights of paper, at least, between the struck word and the play after it
 PART_REST: Final = 1.0  # writing heights, at least, written after a struck first word: the play that stands
@@ -240,20 +244,44 @@ def scrawled_through(ink: np.ndarray) -> bool:
     zigzag or a wavy line scrawled along the word. The line stays within ``THROUGH_BAND`` of the writing's middle,
     rises or falls at most ``THROUGH_STEP`` px a column, crosses ``THROUGH_RUN`` of the width, and crosses the
     middle row ``THROUGH_SWINGS`` times or more (a path along touching letters, an O's arc into an H's crossbar,
-    rarely does). Only writing at least ``THROUGH_WIDE`` heights wide is judged. On 1,600 written words of
-    calibration hands and 600 by training faces none passed (3 training words, OH, SEGO and DEL, before the swings
-    were asked for); none of 900 written absolute boards. With the X and strike tests it caught 96-97 % of zigzags
-    (``synthetic.scrawl_through``) in word boxes (74 % with the first bounds, a band of 0.3 and 2.5 heights) and
-    74 % on boards (65 %) (models/slips/MODEL_CARD.md, twenty-first and twenty-second revisions)."""
+    rarely does). On 1,600 written words of calibration hands and 600 by training faces none passed (3 training
+    words, OH, SEGO and DEL, before the swings were asked for); none of 900 written absolute boards. With the X and
+    strike tests it caught 96-97 % of zigzags (``synthetic.scrawl_through``) in word boxes (74 % with the first
+    bounds, a band of 0.3 and 2.5 heights) and 74 % on boards (65 %).
+
+    Writing narrower than ``THROUGH_WIDE`` heights (two letters, which may touch) is judged stricter: the line
+    runs across ``NARROW_RUN`` of it, and lies within ``NARROW_STRAIGHT`` of ``NARROW_STROKES`` straight strokes
+    (``_off_strokes``), where a path along letters bends. Two-letter zigzags caught 75 -> 91 % on calibration hands
+    and training faces, none of 2,755 written two-letter words more flagged (models/slips/MODEL_CARD.md,
+    twenty-first to twenty-third revisions)."""
     mask = (ink > 0).astype(np.uint8)
     extent = _writing_box(mask)
     if extent is None:
         return False
     left, right, top, bottom = extent
     width, height = right - left + 1, bottom - top
-    if width < THROUGH_WIDE * max(1, height):
-        return False
+    narrow = width < THROUGH_WIDE * max(1, height)
     middle = (top + bottom) // 2
     band = mask[middle - int(THROUGH_BAND * height) : middle + int(THROUGH_BAND * height) + 1, left : right + 1]
     path = _longest_path(band, band.shape[0] / 2, THROUGH_STEP)
-    return len(path) >= THROUGH_RUN * width and _middle_crossings(path, band.shape[0] // 2) >= THROUGH_SWINGS
+    swings = len(path) >= (NARROW_RUN if narrow else THROUGH_RUN) * width
+    swings = swings and _middle_crossings(path, band.shape[0] // 2) >= THROUGH_SWINGS
+    return swings and (not narrow or _off_strokes(path, NARROW_STROKES) <= NARROW_STRAIGHT * max(1, height))
+
+
+def _off_strokes(rows: np.ndarray, strokes: int) -> float:
+    """How far, in px (root mean square), a path's ``rows`` (one a column) lie off the ``strokes`` straight lines
+    that fit them best end to end (least squares; dynamic programming over where each line ends)."""
+    count = len(rows)
+    x, y = np.arange(count, dtype=np.float64), rows.astype(np.float64)
+    sums = [np.concatenate([[0.0], np.cumsum(v)]) for v in (np.ones(count), x, y, x * x, x * y, y * y)]
+    start, end = np.arange(count + 1)[:, None], np.arange(count + 1)[None, :]
+    n, sx, sy, sxx, sxy, syy = (total[end] - total[start] for total in sums)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a line's squared residual from start to end (exclusive)
+        spread = sxx - sx * sx / n
+        residual = syy - sy * sy / n - np.where(spread > 0, (sxy - sx * sy / n) ** 2 / spread, 0.0)
+    residual = np.where(n >= 1, np.maximum(residual, 0.0), np.inf)
+    best = residual[0]
+    for _ in range(strokes - 1):
+        best = np.minimum(best, np.min(best[:, None] + residual, axis=0))
+    return float(np.sqrt(best[count] / max(1, count)))
