@@ -206,6 +206,25 @@ def test_a_play_blotted_or_struck_out_on_an_absolute_board_is_told_from_the_lett
         assert spoilt(filled, squares), notation
 
 
+def test_a_zigzag_drawn_light_along_a_boards_play_is_a_strike() -> None:
+    """A thin zigzag in a light pen (45 grey levels under the paper, thinner still once drawn smooth) breaks up at a
+    pen's ink contrast; ``absolute.struck`` looks again at a faint pencil's and finds it unbroken, across and down.
+    The same plays written are not struck."""
+    page = next(iter(split_pages(slips_pdf(pads("p7", "Open", [("j1", "Ana", 1)], 1), absolute=True), "a.pdf")))
+    board = locate_slips(page)[0].board
+    assert board is not None
+    light = float(absolute.paper_level(board, layout.PX_PER_MM) - 45)
+    writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(2)
+    for notation in ("12G ASOCIE", "C2 CASA", "H4 MOVAIS", "8D ÑANDU"):
+        play = Play.from_notation(notation)
+        squares = play.squares()
+        filled = absolute.fill_grid(board, play, writer, rng)
+        assert not absolute.struck(filled, squares), notation
+        first, last = absolute.cell_box(*squares[0]), absolute.cell_box(*squares[-1])
+        synthetic.scrawl_through(filled, (first[0], first[1], last[2], last[3]), np.random.default_rng(21), light)
+        assert absolute.struck(filled, squares), notation
+
+
 def test_the_printed_lines_are_taken_out_of_the_boards_ink_and_the_letters_across_them_kept() -> None:
     """A row of the printed board, empty, has no ink once ``absolute.unruled``; with a play written in it by a real
     hand, the ink left is the letters', and a line struck through them stays whole across the printed lines."""
