@@ -264,9 +264,11 @@ def scrawled_through(ink: np.ndarray) -> bool:
     middle = (top + bottom) // 2
     band = mask[middle - int(THROUGH_BAND * height) : middle + int(THROUGH_BAND * height) + 1, left : right + 1]
     path = _longest_path(band, band.shape[0] / 2, THROUGH_STEP)
-    swings = len(path) >= (NARROW_RUN if narrow else THROUGH_RUN) * width
-    swings = swings and _middle_crossings(path, band.shape[0] // 2) >= THROUGH_SWINGS
-    return swings and (not narrow or _off_strokes(path, NARROW_STROKES) <= NARROW_STRAIGHT * max(1, height))
+    if len(path) < (NARROW_RUN if narrow else THROUGH_RUN) * width:
+        return False
+    if _middle_crossings(path, band.shape[0] // 2) < THROUGH_SWINGS:
+        return False
+    return not narrow or _off_strokes(path, NARROW_STROKES) <= NARROW_STRAIGHT * max(1, height)
 
 
 def _off_strokes(rows: np.ndarray, strokes: int) -> float:
