@@ -19,8 +19,15 @@ from vision.slips import reader as reader_module
 from vision.slips.ingest import split_pages
 from vision.slips.lineimage import ink_of
 from vision.slips.printing import pads, slips_pdf
-from vision.slips.reader import SlipReader, blotted, locate_slips, struck, visible_part
-from vision.slips.strikes import THROUGH_WIDE, struck_in_part
+from vision.slips.reader import (
+    SlipReader,
+    blotted,
+    locate_slips,
+    struck,
+    visible_coordinate,
+    visible_part,
+)
+from vision.slips.strikes import THROUGH_WIDE, struck_before_gap, struck_in_part
 
 
 def test_a_blank_a_scribbled_over_a_blotted_a_struck_out_a_crossed_out_and_a_zigzagged_play_are_each_flagged(
@@ -142,6 +149,62 @@ def test_a_slip_corrected_beside_is_scored_as_the_play_left_visible(file2017: Le
     (result,) = SlipReader(file2017).read_slip(synthetic.scan(filled, rng), lambda _: (position.board, position.rack),
                                                rounds=range(1, 25))  # fmt: skip
     assert result.verdict == "accepted" and result.decision.play == "12G ASOCIE"
+
+
+def _corrected_coordinate(given_up: str, kept: str, seed: int) -> tuple[np.ndarray, int]:
+    """A coordinate box by a real hand: ``given_up`` struck out with one line, ``kept`` written after it; and the
+    column where ``kept``'s part of the box begins."""
+    x0, y0, x1, y1 = layout.FIELDS["coordenada"].pixels(layout.PX_PER_MM, layout.FIELD_INSET)
+    field, rng = np.full((y1 - y0, x1 - x0), 235, np.uint8), np.random.default_rng(seed)
+    box = (0, 0, field.shape[1], field.shape[0])
+    return field, synthetic.correct_beside(field, box, given_up, kept, hw.load_real_writer(REAL, "test"), rng, 40.0)
+
+
+def test_a_coordinate_struck_out_beside_the_one_written_after_it_leaves_that_one_to_read() -> None:
+    """D.III.20.2: a coordinate written in the wrong order, struck out and written again after it in the coordinate
+    box, leaves the second visible (``visible_coordinate``). Its strike is short beside the correction's height:
+    judged against the whole box's writing (``struck_in_part``) it is missed. Coordinates written once, crossed
+    7 and 4 among them, are read whole."""
+    for given_up, kept, seed in (("8H", "H8", 3), ("G12", "12G", 4), ("15A", "A15", 5), ("K4", "4K", 6)):
+        field, split = _corrected_coordinate(given_up, kept, seed)
+        start = struck_before_gap(ink_of(field) > 0.35)  # the correction is written from 8 px to a quarter on
+        assert start is not None and split < start <= split + 12 + (field.shape[1] - split) // 4, given_up
+        assert visible_coordinate(field).shape[1] == field.shape[1] - start
+    x0, y0, x1, y1 = layout.FIELDS["coordenada"].pixels(layout.PX_PER_MM, layout.FIELD_INSET)
+    writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(7)
+    for coordinate in ("7K", "H4", "4H", "14E", "E14", "11G", "H-8", "7A"):
+        field = np.full((y1 - y0, x1 - x0), 235, np.uint8)
+        synthetic.write_in_box(field, (0, 0, field.shape[1], field.shape[0]), coordinate, writer, rng)
+        assert struck_before_gap(ink_of(field) > 0.35) is None and visible_coordinate(field) is field, coordinate
+
+
+def test_a_short_word_struck_out_beside_the_play_is_a_correction_too() -> None:
+    """A short word given up is written small in what is left of the box, and its strike is short beside the play
+    after it: judged against the whole writing (``struck_in_part``) it is missed in these boxes, judged on its own
+    (``strikes.struck_before_gap``) it is found."""
+    for given_up, kept, seed in (("FE", "ASOCIE", 0), ("RE", "HALAR", 6), ("ERG", "DADAS", 1), ("OH", "CHORIZO", 0),
+                                 ("JALE", "HA", 4)):  # fmt: skip
+        field, split = _corrected(given_up, kept, seed)
+        assert struck_in_part(ink_of(field) > 0.35) is None, given_up
+        start = field.shape[1] - visible_part(field).shape[1]
+        assert split < start <= split + 12 + (field.shape[1] - split) // 4, given_up
+
+
+def test_a_slip_whose_coordinate_is_corrected_beside_is_scored_as_the_play_left_visible(file2017: Lexicon) -> None:
+    """End to end: the held-out real hand writes G12, strikes it out and writes 12G after it, then ASOCIE in the
+    word box; the slip is accepted as 12G ASOCIE (before, with seed 4, the struck coordinate was read too and the
+    slip flagged)."""
+    position = Position.from_cgp(CHORIZO)
+    writer, reader = hw.load_real_writer(REAL, "test"), SlipReader(file2017)
+    for seed in (2, 4):
+        printed = layout.render_slip(layout.SlipInfo("p7", "Open", 1, "j1", "Ana"))
+        rng = np.random.default_rng(seed)
+        filled = synthetic.fill_slip(printed, {"palabra": "ASOCIE", "ronda": "3"}, writer, rng)
+        synthetic.correct_beside(filled, layout.FIELDS["coordenada"].pixels(layout.PX_PER_MM, 0.6), "G12", "12G",
+                                 writer, rng, 40.0)  # fmt: skip
+        (result,) = reader.read_slip(synthetic.scan(filled, rng), lambda _: (position.board, position.rack),
+                                     rounds=range(1, 25))  # fmt: skip
+        assert result.verdict == "accepted" and result.decision.play == "12G ASOCIE", seed
 
 
 def test_a_blot_in_the_struck_part_of_a_correction_still_spoils_the_box() -> None:

@@ -38,7 +38,7 @@ REAL = SHARED / "data" / "handwriting" / "caps_digits"
 @dataclass(frozen=True)
 class Case:
     kind: str  # "clean", "oriented", "unmarked", "swapped", "phony"; "illegible" (``make_illegible_cases``);
-    # ``TWO_NOTATIONS`` (``make_two_notation_cases``); "corrected" (``make_correction_cases``)
+    # ``TWO_NOTATIONS`` (``make_two_notation_cases``); "corrected", "corrected_coordinate" (``make_correction_cases``)
     cgp: str
     written: str  # what the player wrote (lowercase = circled)
     play: str  # the play meant, canonical
@@ -249,23 +249,27 @@ def make_two_notation_cases(count: int, writers: Sequence[hw.Writer], seed: int,
 
 
 def make_correction_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon) -> Iterator[Case]:
-    """``count`` box slips corrected beside (kind ``corrected``): the player wrote a word, struck it out with one line
-    (``synthetic.strike_through``) and wrote the play that stands after it in the same box, with that play's
-    coordinate. One play visible, the other clearly crossed out (D.III.20.2): the visible one is ``Case.play``.
-    Fixed by ``seed``."""
+    """``count`` box slips corrected beside: the player wrote a word (kind ``corrected``) or, every third slip, the
+    coordinate in the wrong order (kind ``corrected_coordinate``), struck it out with one line
+    (``synthetic.strike_through``) and wrote the one that stands after it in the same box. One play visible, the
+    other clearly crossed out (D.III.20.2): the visible one is ``Case.play``. Fixed by ``seed``."""
     rng = np.random.default_rng(seed)
     for made, (cgp, position, plays) in zip(range(count), _drawn_positions(rng, lexicon, least=2)):
         kept = _choose_play(plays, rng)
-        given_up = _another_play(plays, kept, rng).notation.split(" ")[1]
         coordinate, word = kept.notation.split(" ")
+        kind = "corrected_coordinate" if made % 3 == 2 else "corrected"
+        box, given_up, stands = ("coordenada", _swap(coordinate), coordinate) if kind == "corrected_coordinate" else (
+            "palabra", _another_play(plays, kept, rng).notation.split(" ")[1], word)  # fmt: skip
         info = bench_slip(made)
-        fields = {"ronda": str(int(rng.integers(1, 25))), "mesa": str(info.table), "coordenada": coordinate}
+        fields = {"ronda": str(int(rng.integers(1, 25))), "mesa": str(info.table),
+                  "coordenada": coordinate, "palabra": word}  # fmt: skip
+        del fields[box]
         writer = writers[int(rng.integers(len(writers)))]
         filled = synthetic.fill_slip(layout.render_slip(info), fields, writer, rng)
-        synthetic.correct_beside(filled, layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6), given_up, word,
-                                 writer, rng)  # fmt: skip
+        synthetic.correct_beside(filled, layout.FIELDS[box].pixels(layout.PX_PER_MM, 0.6), given_up, stands, writer,
+                                 rng)  # fmt: skip
         has_blank = _rack_blanks(kept, position) > 0
-        yield Case("corrected", cgp, kept.notation, kept.notation, kept.score, has_blank, synthetic.scan(filled, rng),
+        yield Case(kind, cgp, kept.notation, kept.notation, kept.score, has_blank, synthetic.scan(filled, rng),
                    info.player, int(fields["ronda"]))  # fmt: skip
 
 
@@ -328,7 +332,7 @@ def judge(case: Case, result: dict[str, object], seconds: float) -> Outcome:
         silent = not right
     elif verdict == "flagged":
         right = silent = False
-    elif case.kind in ("clean", "oriented", "corrected") or case.kind in TWO_NOTATIONS:
+    elif case.kind in ("clean", "oriented", "corrected", "corrected_coordinate") or case.kind in TWO_NOTATIONS:
         right = verdict == "accepted" and play == case.play and score == case.expected_score
         silent = not right
     else:  # a mistake: it scores 0 (or must be flagged)

@@ -44,7 +44,7 @@ from .qr import read_slip_qr
 from .recognizer import GRID_MODEL, Recognizer, default_recognizer
 from .register import PlainTemplate, find_slips
 from .squares import SquareRecognizer, default_square_recognizer, score_squares
-from .strikes import marked_out, struck_in_part
+from .strikes import marked_out, struck_before_gap, struck_in_part
 
 Position = tuple[Board, tuple[Tile, ...]]
 QrFacts = tuple[str, int, str]  # (game, table, player) as a slip's QR code says (``layout.qr_payload``)
@@ -165,10 +165,21 @@ def struck(gray: np.ndarray) -> bool:
 
 
 def visible_part(gray: np.ndarray) -> np.ndarray:
-    """The word box without a first word struck out beside the play written after it (``strikes.struck_in_part``):
-    a correction, the play given up clearly crossed out and the one that stands left visible (D.III.20.2); the
-    whole box otherwise."""
-    start = struck_in_part(ink_of(gray) > 0.35)
+    """The word box without a first word struck out beside the play written after it (``strikes.struck_in_part``,
+    else ``strikes.struck_before_gap``): a correction, the play given up clearly crossed out and the one that stands
+    left visible (D.III.20.2); the whole box otherwise."""
+    ink = ink_of(gray) > 0.35
+    start = struck_in_part(ink)
+    if start is None:  # a short word struck, its line short beside the correction's height
+        start = struck_before_gap(ink)
+    return gray if start is None else gray[:, start:]
+
+
+def visible_coordinate(gray: np.ndarray) -> np.ndarray:
+    """The coordinate box without a coordinate struck out before the one written after it
+    (``strikes.struck_before_gap``): a coordinate given up, most often written in the wrong order (D.III.25.c), and
+    corrected beside it, the one that stands left visible (D.III.20.2); the whole box otherwise."""
+    start = struck_before_gap(ink_of(gray) > 0.35)
     return gray if start is None else gray[:, start:]
 
 
@@ -185,16 +196,17 @@ class NotationRead:
     boxes_too: bool = False
 
 
-def _notation_read(board: np.ndarray | None, coordinate: np.ndarray, word: np.ndarray,
-                   whole_word: np.ndarray) -> NotationRead:  # fmt: skip
-    """What to read on a slip: its boxes (``coordinate``, ``word``: the word box's ``visible_part``), or an absolute
+def _notation_read(board: np.ndarray | None, coordinate: np.ndarray, word: np.ndarray, whole_word: np.ndarray,
+                   whole_coordinate: np.ndarray | None = None) -> NotationRead:  # fmt: skip
+    """What to read on a slip: its boxes (``coordinate``, ``word``: the boxes' ``visible_coordinate`` and
+    ``visible_part``; ``whole_coordinate``: the coordinate box, ``coordinate`` when not given), or an absolute
     slip's ``board`` (its whole frame, ``LocatedSlip.board``) when squares are written there. D.III.20.2: a player
     who writes the play in more than one notation hands in one play visible and clearly crosses out the others (a
     blot, one line, an X or a zigzag: ``blotted``, ``struck``): the board's play crossed out and the boxes' not, the
     boxes are read; the boxes' crossed out, the board is. A blot anywhere in the word box (``whole_word``) spoils
     it: a blot is no correction."""
     boxes_box = layout.FIELDS["coordenada"].pixels()[:2] + layout.FIELDS["palabra"].pixels()[2:]
-    boxes_spoilt = _boxes_spoilt(whole_word, word, coordinate)
+    boxes_spoilt = _boxes_spoilt(whole_word, word, coordinate, whole_coordinate)
     written = absolute.written_cells(board) if board is not None else []
     if board is None or not written:
         return NotationRead(None, boxes_box, boxes_spoilt)
@@ -205,12 +217,18 @@ def _notation_read(board: np.ndarray | None, coordinate: np.ndarray, word: np.nd
     return NotationRead((board, written), absolute.board_box(), board_spoilt, boxes_written and not boxes_spoilt)
 
 
-def _boxes_spoilt(whole_word: np.ndarray, word: np.ndarray, coordinate: np.ndarray | None = None) -> bool:
-    """Whether the play written in a slip's boxes is spoilt (D.III.20.4): a blot in the ``coordinate`` box or anywhere
-    in the word box (``whole_word``), that box struck out whole, or the ``word`` left visible after a correction
-    (``visible_part``) struck out too."""
-    return (blotted(whole_word) or (coordinate is not None and blotted(coordinate)) or struck(whole_word)
-            or (word is not whole_word and struck(word)))  # fmt: skip
+def _boxes_spoilt(whole_word: np.ndarray, word: np.ndarray, coordinate: np.ndarray | None = None,
+                  whole_coordinate: np.ndarray | None = None) -> bool:  # fmt: skip
+    """Whether the play written in a slip's boxes is spoilt (D.III.20.4): a blot anywhere in the coordinate box
+    (``whole_coordinate``; ``coordinate`` when not given) or the word box (``whole_word``), the word box struck out
+    whole, or the ``word`` or ``coordinate`` left visible after a correction (``visible_part``,
+    ``visible_coordinate``) struck out too. A coordinate box is not judged struck whole: a 4's crossbar passes for
+    a strike there."""
+    whole_coordinate = coordinate if whole_coordinate is None else whole_coordinate
+    corrected = coordinate if coordinate is not whole_coordinate else None
+    return (blotted(whole_word) or (whole_coordinate is not None and blotted(whole_coordinate))
+            or struck(whole_word) or (word is not whole_word and struck(word))
+            or (corrected is not None and struck(corrected)))  # fmt: skip
 
 
 def _same_play(decision: Decision | None, other: Decision) -> bool:
@@ -382,8 +400,8 @@ class SlipReader:
             result.player_confidence = 1.0
         elif players:
             self._player_from_writing(result, fields["mesa"], _crop(rectified, _name_box()), players)
-        coordinate, word = fields["coordenada"], visible_part(fields["palabra"])
-        notation = _notation_read(slip.board, coordinate, word, fields["palabra"])
+        coordinate, word = visible_coordinate(fields["coordenada"]), visible_part(fields["palabra"])
+        notation = _notation_read(slip.board, coordinate, word, fields["palabra"], fields["coordenada"])
         if slip.board is not None:  # an absolute slip: the arbiter is shown the whole of it, board included
             result.rectified = slip.board
         return self._finish(result, join_line(coordinate, word), fields["ronda"], position_of, players, rounds,
@@ -409,9 +427,9 @@ class SlipReader:
             spoilt = _boxes_spoilt(whole, line)
         else:
             play_box = template.fields["coordenada"][:2] + template.fields["palabra"][2:]
-            coordinate, whole = crops["coordenada"], crops["palabra"]
+            coordinate, whole = visible_coordinate(crops["coordenada"]), crops["palabra"]
             word = visible_part(whole)
-            line, spoilt = join_line(coordinate, word), _boxes_spoilt(whole, word, coordinate)
+            line, spoilt = join_line(coordinate, word), _boxes_spoilt(whole, word, coordinate, crops["coordenada"])
         return self._finish(result, line, crops.get("ronda"), position_of, players, rounds,
                             several=text_rows(line) > 1, play_box=play_box, current=current,
                             relative_notation=relative_notation, spoilt=spoilt)  # fmt: skip

@@ -86,12 +86,16 @@ def blot(image: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Gener
 def correct_beside(image: np.ndarray, box: tuple[int, int, int, int], given_up: str, kept: str,
                    writer: hw.Writer, rng: np.random.Generator, ink: float | None = None) -> int:  # fmt: skip
     """A correction in ``box`` (x0, y0, x1, y1 px), in place: ``given_up`` written in the box's first part, as wide
-    as its share of the letters, and struck out with one line (``strike_through``, at ``ink``; drawn when None),
-    then ``kept`` written after it, 8 px on. Returns the column where the first part ends."""
+    as its share of the letters, and struck out with one line across it (``strike_through``, at ``ink``; drawn
+    when None), then ``kept`` written after it, 8 px on. Returns the column where the first part ends."""
     x0, y0, x1, y1 = box
     split = x0 + (x1 - x0) * len(given_up) // (len(given_up) + len(kept) + 1)
     write_in_box(image, (x0, y0, split, y1), given_up, writer, rng)
-    strike_through(image, (x0, y0, split, y1), rng, float(rng.uniform(10, 90)) if ink is None else ink)
+    part = (x0, y0, split, y1)
+    if y1 - y0 > split - x0:  # a short part (a coordinate, a two-letter word) is struck across, not along the box
+        _, _, top, bottom = _written_span(image, part)
+        part = (x0, y0 + max(0, top - 2), split, y0 + min(y1 - y0, bottom + 3))
+    strike_through(image, part, rng, float(rng.uniform(10, 90)) if ink is None else ink)
     write_in_box(image, (split + 8, y0, x1, y1), kept, writer, rng)
     return split
 
