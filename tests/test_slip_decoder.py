@@ -120,6 +120,17 @@ def test_a_play_whose_writing_goes_on_past_it_is_not_accepted(small_lexicon: Lex
     assert (plain["verdict"], plain["play"]) == ("accepted", "12F CASA")
 
 
+def test_a_word_read_as_written_that_ends_with_a_legal_play_at_its_coordinate_is_not_scored_zero(
+    small_lexicon: Lexicon,
+) -> None:
+    """12F LECASA read as written ends with 12F CASA, a legal play: LE is most likely a word given up and struck
+    out that the strike tests missed. Two plays may be visible (D.III.20.2): the arbiter decides, not a silent 0.
+    A word that does not end so (12F CASE: neither SE nor ASE is legal there) is still scored 0."""
+    result = verdict(small_lexicon, f"{CHORIZO} AACSEIO 0/0 0", "12F LECASA")
+    assert (result["verdict"], result["flags"], result["reading"]) == ("flagged", ["several_plays"], "12F LECASA")
+    assert verdict(small_lexicon, f"{CHORIZO} AACSEIO 0/0 0", "12F CASE")["verdict"] == "invalid"
+
+
 def test_an_illegal_placement_is_read_as_written(small_lexicon: Lexicon) -> None:
     result = verdict(small_lexicon, f"{CHORIZO} AACSEIO 0/0 0", "A1 CASA")
     assert (result["verdict"], result["score"], result["reading"]) == ("invalid", 0, "A1 CASA")

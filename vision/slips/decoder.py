@@ -499,7 +499,21 @@ def _decide_reading(best: Option, reading: str, shown: tuple[Option, ...], board
         return Decision(reading, result.play, result.score, "accepted", (), confidence, shown, notation=result.play)
     if "comodín no marcado" in result.reason:
         return Decision(reading, result.play, None, "flagged", ("unmarked_blank",), confidence, shown)
+    if ends_with_a_play(written, board, rack, lexicon):
+        return Decision(reading, result.play, None, "flagged", ("several_plays",), confidence, shown)
     return Decision(reading, result.play, 0, "invalid", (), confidence, shown, result.reason, notation=written)
+
+
+def ends_with_a_play(written: str, board: Board, rack: Sequence[Tile], lexicon: Lexicon) -> bool:
+    """Whether the word of a play read as written (``2A ARANO``) ends with the word of a legal play at the same
+    coordinate (2A ANO; two letters or more, arrow kept). The letters before it are most likely a word given up and
+    struck out that the strike tests missed (``strikes.struck_in_part``, ``strikes.struck_before_gap``): that a
+    word the player meant ends with the letters of a legal word laid from its own first square is a coincidence.
+    Scored 0 as written it would be a silent error; two plays may be visible (D.III.20.2), for the arbiter. On
+    calibration slips it flagged none of the words read as written and scored 0 rightly."""
+    coordinate, word, *arrow = written.split(" ")
+    return any(score_slip(board, rack, lexicon, Slip(" ".join([coordinate, word[k:], *arrow]))).valid
+               for k in range(1, len(word) - 1))  # fmt: skip
 
 
 def score_choice(log_probs: np.ndarray, options: Sequence[str]) -> list[tuple[str, float, bool]]:
