@@ -24,8 +24,10 @@ from vision.slips.reader import (
     blotted,
     locate_slips,
     struck,
+    text_rows,
     visible_coordinate,
     visible_part,
+    visible_row,
 )
 from vision.slips.strikes import THROUGH_WIDE, struck_before_gap, struck_in_part
 
@@ -205,6 +207,45 @@ def test_a_slip_whose_coordinate_is_corrected_beside_is_scored_as_the_play_left_
         (result,) = reader.read_slip(synthetic.scan(filled, rng), lambda _: (position.board, position.rack),
                                      rounds=range(1, 25))  # fmt: skip
         assert result.verdict == "accepted" and result.decision.play == "12G ASOCIE", seed
+
+
+def test_a_row_crossed_out_above_the_row_that_stands_leaves_that_row_to_read() -> None:
+    """D.III.20.2: a word crossed out (a line, an X or a zigzag) in the box's upper half and the play written under
+    it leave one play visible: ``visible_row`` is the lower row, enlarged to the box's height. Two rows both
+    standing, or both crossed out, are left whole (two plays written; a spoilt box)."""
+    x0, y0, x1, y1 = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, layout.FIELD_INSET)
+    writer = hw.load_real_writer(REAL, "test")
+    for seed, spoil in enumerate((synthetic.strike_through, synthetic.cross_out, synthetic.scrawl_through)):
+        field, rng = np.full((y1 - y0, x1 - x0), 235, np.uint8), np.random.default_rng(seed)
+        middle = synthetic.correct_below(field, (0, 0, field.shape[1], field.shape[0]), "CAOS", "ASOCIE", writer, rng,
+                                         spoil)  # fmt: skip
+        row = visible_row(field)  # the lower row, about twice as high as written, so twice as wide as the box
+        assert row.shape[0] == field.shape[0] and row.shape[1] > 1.5 * field.shape[1], spoil.__name__
+        assert text_rows(row) == 1 and not struck(row), spoil.__name__
+        both = field.copy()
+        spoil(both, (0, middle, both.shape[1], both.shape[0]), rng, 40.0)
+        assert visible_row(both) is both, spoil.__name__
+    field, rng = np.full((y1 - y0, x1 - x0), 235, np.uint8), np.random.default_rng(9)
+    synthetic.write_in_box(field, (0, 0, field.shape[1], field.shape[0] // 2), "CASA", writer, rng)
+    synthetic.write_in_box(field, (0, field.shape[0] // 2, field.shape[1], field.shape[0]), "ASOCIE", writer, rng)
+    assert text_rows(field) == 2 and visible_row(field) is field
+
+
+def test_a_slip_whose_word_is_crossed_out_and_the_play_written_under_it_is_scored_as_that_play(
+    file2017: Lexicon,
+) -> None:
+    """End to end: the held-out real hand writes CAOS in the word box's upper half, crosses it out with an X and
+    writes ASOCIE under it; the slip is accepted as 12G ASOCIE (before, two rows were two plays: flagged)."""
+    position = Position.from_cgp(CHORIZO)
+    printed = layout.render_slip(layout.SlipInfo("p7", "Open", 1, "j1", "Ana"))
+    rng = np.random.default_rng(11)
+    writer = hw.load_real_writer(REAL, "test")
+    filled = synthetic.fill_slip(printed, {"coordenada": "12G", "ronda": "3"}, writer, rng)
+    synthetic.correct_below(filled, layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6), "CAOS", "ASOCIE", writer,
+                            rng, synthetic.cross_out)  # fmt: skip
+    (result,) = SlipReader(file2017).read_slip(synthetic.scan(filled, rng), lambda _: (position.board, position.rack),
+                                               rounds=range(1, 25))  # fmt: skip
+    assert result.verdict == "accepted" and result.decision.play == "12G ASOCIE"
 
 
 def test_a_blot_in_the_struck_part_of_a_correction_still_spoils_the_box() -> None:

@@ -38,7 +38,8 @@ REAL = SHARED / "data" / "handwriting" / "caps_digits"
 @dataclass(frozen=True)
 class Case:
     kind: str  # "clean", "oriented", "unmarked", "swapped", "phony"; "illegible" (``make_illegible_cases``);
-    # ``TWO_NOTATIONS`` (``make_two_notation_cases``); "corrected", "corrected_coordinate" (``make_correction_cases``)
+    # ``TWO_NOTATIONS`` (``make_two_notation_cases``); "corrected", "corrected_coordinate", "corrected_below"
+    # (``make_correction_cases``)
     cgp: str
     written: str  # what the player wrote (lowercase = circled)
     play: str  # the play meant, canonical
@@ -249,15 +250,18 @@ def make_two_notation_cases(count: int, writers: Sequence[hw.Writer], seed: int,
 
 
 def make_correction_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon) -> Iterator[Case]:
-    """``count`` box slips corrected beside: the player wrote a word (kind ``corrected``) or, every third slip, the
-    coordinate in the wrong order (kind ``corrected_coordinate``), struck it out with one line
-    (``synthetic.strike_through``) and wrote the one that stands after it in the same box. One play visible, the
-    other clearly crossed out (D.III.20.2): the visible one is ``Case.play``. Fixed by ``seed``."""
+    """``count`` box slips corrected: the player gave up a word or a coordinate, crossed it out and wrote the one
+    that stands. In turn, four slips in four: the word struck out with one line (``synthetic.strike_through``) and
+    the play written after it in the same box (kind ``corrected``, twice), the coordinate written in the wrong
+    order struck out so and written again after it (``corrected_coordinate``), and the word crossed out with a
+    line, an X or a zigzag (``STRIKES``, in turn) in the box's upper half and the play written under it
+    (``corrected_below``). One play visible, the other clearly crossed out (D.III.20.2): the visible one is
+    ``Case.play``. Fixed by ``seed``."""
     rng = np.random.default_rng(seed)
     for made, (cgp, position, plays) in zip(range(count), _drawn_positions(rng, lexicon, least=2)):
         kept = _choose_play(plays, rng)
         coordinate, word = kept.notation.split(" ")
-        kind = "corrected_coordinate" if made % 3 == 2 else "corrected"
+        kind = ("corrected", "corrected", "corrected_coordinate", "corrected_below")[made % 4]
         box, given_up, stands = ("coordenada", _swap(coordinate), coordinate) if kind == "corrected_coordinate" else (
             "palabra", _another_play(plays, kept, rng).notation.split(" ")[1], word)  # fmt: skip
         info = bench_slip(made)
@@ -266,8 +270,12 @@ def make_correction_cases(count: int, writers: Sequence[hw.Writer], seed: int, l
         del fields[box]
         writer = writers[int(rng.integers(len(writers)))]
         filled = synthetic.fill_slip(layout.render_slip(info), fields, writer, rng)
-        synthetic.correct_beside(filled, layout.FIELDS[box].pixels(layout.PX_PER_MM, 0.6), given_up, stands, writer,
-                                 rng)  # fmt: skip
+        pixels = layout.FIELDS[box].pixels(layout.PX_PER_MM, 0.6)
+        if kind == "corrected_below":
+            spoil = STRIKES[made // 4 % len(STRIKES)]
+            synthetic.correct_below(filled, pixels, given_up, stands, writer, rng, spoil, float(rng.uniform(10, 90)))
+        else:
+            synthetic.correct_beside(filled, pixels, given_up, stands, writer, rng)
         has_blank = _rack_blanks(kept, position) > 0
         yield Case(kind, cgp, kept.notation, kept.notation, kept.score, has_blank, synthetic.scan(filled, rng),
                    info.player, int(fields["ronda"]))  # fmt: skip
@@ -332,7 +340,7 @@ def judge(case: Case, result: dict[str, object], seconds: float) -> Outcome:
         silent = not right
     elif verdict == "flagged":
         right = silent = False
-    elif case.kind in ("clean", "oriented", "corrected", "corrected_coordinate") or case.kind in TWO_NOTATIONS:
+    elif case.kind in ("clean", "oriented") or case.kind.startswith("corrected") or case.kind in TWO_NOTATIONS:
         right = verdict == "accepted" and play == case.play and score == case.expected_score
         silent = not right
     else:  # a mistake: it scores 0 (or must be flagged)

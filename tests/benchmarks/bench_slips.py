@@ -22,8 +22,9 @@ rotation and read by the whole pipeline (registration, QR, round box, play):
 * ``two-notations-real-test``, ``two-notations-unipen-test``: absolute slips with a play in the boxes and one on
   the board (D.III.20.2, ``cases.make_two_notation_cases``): the same play in both (scored), two different plays
   (flagged), or one of them crossed out (the other scored);
-* ``corrected-real-test``, ``corrected-unipen-test``: box slips whose first word, or every third slip its
-  coordinate written in the wrong order, is struck out and the one that stands written after it in the same box
+* ``corrected-real-test``, ``corrected-unipen-test``: box slips whose first word, or every fourth slip its
+  coordinate written in the wrong order, is struck out and the one that stands written after it in the same box,
+  or, every fourth slip, whose word is crossed out in the box's upper half and the play written under it
   (``cases.make_correction_cases``): the visible play is scored.
 
 Positions and racks are the golden positions (FILE2017); 80 % of slips are written

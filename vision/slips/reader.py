@@ -165,9 +165,11 @@ def struck(gray: np.ndarray) -> bool:
 
 
 def visible_part(gray: np.ndarray) -> np.ndarray:
-    """The word box without a first word struck out beside the play written after it (``strikes.struck_in_part``,
+    """The word box without a play given up: a row crossed out above or below the row that stands
+    (``visible_row``), then a first word struck out beside the play written after it (``strikes.struck_in_part``,
     else ``strikes.struck_before_gap``): a correction, the play given up clearly crossed out and the one that stands
     left visible (D.III.20.2); the whole box otherwise."""
+    gray = visible_row(gray)
     ink = ink_of(gray) > 0.35
     start = struck_in_part(ink)
     if start is None:  # a short word struck, its line short beside the correction's height
@@ -176,9 +178,11 @@ def visible_part(gray: np.ndarray) -> np.ndarray:
 
 
 def visible_coordinate(gray: np.ndarray) -> np.ndarray:
-    """The coordinate box without a coordinate struck out before the one written after it
-    (``strikes.struck_before_gap``): a coordinate given up, most often written in the wrong order (D.III.25.c), and
-    corrected beside it, the one that stands left visible (D.III.20.2); the whole box otherwise."""
+    """The coordinate box without a coordinate given up: a row crossed out above or below the row that stands
+    (``visible_row``), then a coordinate struck out before the one written after it (``strikes.struck_before_gap``):
+    a coordinate given up, most often written in the wrong order (D.III.25.c), and corrected, the one that stands
+    left visible (D.III.20.2); the whole box otherwise."""
+    gray = visible_row(gray)
     start = struck_before_gap(ink_of(gray) > 0.35)
     return gray if start is None else gray[:, start:]
 
@@ -238,7 +242,12 @@ def _same_play(decision: Decision | None, other: Decision) -> bool:
 
 
 def text_rows(gray: np.ndarray) -> int:
-    """How many separate rows of writing a box holds (two rows: two plays written, D.III.20.2).
+    """How many separate rows of writing a box holds (two rows: two plays written, D.III.20.2)."""
+    return len(_text_bands(gray))
+
+
+def _text_bands(gray: np.ndarray) -> list[tuple[int, int]]:
+    """The rows of writing in a box, top first: (first, end) pixel rows each, end exclusive.
 
     A row is a band of inked pixel rows at least a fifth of the box high and at least half as high
     as the tallest band: the tilde of an Ñ, drawn apart above its N, is a band of its own but a low one.
@@ -246,15 +255,37 @@ def text_rows(gray: np.ndarray) -> int:
     ink = ink_of(gray) > 0.4
     profile = ink.sum(axis=1) > max(2, 0.01 * ink.shape[1])
     bands, run = [], 0
-    for on in list(profile) + [False]:
+    for row, on in enumerate(list(profile) + [False]):
         if on:
             run += 1
         else:
             if run >= 0.2 * len(profile):
-                bands.append(run)
+                bands.append((row - run, row))
             run = 0
-    tallest = max(bands, default=0)
-    return sum(1 for band in bands if band >= 0.5 * tallest)
+    tallest = max((end - first for first, end in bands), default=0)
+    return [(first, end) for first, end in bands if end - first >= 0.5 * tallest]
+
+
+def visible_row(gray: np.ndarray) -> np.ndarray:
+    """A box of two rows of writing, one crossed out (``struck``: a line, an X or a zigzag) and the other not: the
+    row that stands, cut at the middle of the paper between them (a correction written above or below the play
+    given up, D.III.20.2) and enlarged to the box's height, so that its writing is the size the strike tests and the
+    recogniser expect of a box; the whole box otherwise (two rows both standing are two plays, ``text_rows``)."""
+    bands = _text_bands(gray)
+    if len(bands) != 2:
+        return gray
+    cut = (bands[0][1] + bands[1][0]) // 2
+    top, bottom = (_to_height(part, gray.shape[0]) for part in (gray[:cut], gray[cut:]))
+    top_struck, bottom_struck = struck(top), struck(bottom)
+    if top_struck == bottom_struck:
+        return gray
+    return bottom if top_struck else top
+
+
+def _to_height(gray: np.ndarray, height: int) -> np.ndarray:
+    """``gray`` resized to ``height`` rows, its width in proportion."""
+    width = max(1, round(gray.shape[1] * height / max(1, gray.shape[0])))
+    return cv2.resize(gray, (width, height), interpolation=cv2.INTER_LINEAR)
 
 
 def _outputs_of(recognizer: Recognizer, thresholds: Thresholds, line: np.ndarray,

@@ -100,6 +100,19 @@ def correct_beside(image: np.ndarray, box: tuple[int, int, int, int], given_up: 
     return split
 
 
+def correct_below(image: np.ndarray, box: tuple[int, int, int, int], given_up: str, kept: str, writer: hw.Writer,
+                  rng: np.random.Generator, spoil: Callable[..., None] | None = None, ink: float = 40.0) -> int:  # fmt: skip
+    """A correction in ``box`` (x0, y0, x1, y1 px), in place: ``given_up`` written in the box's upper half and
+    crossed out (``spoil``: ``strike_through`` when None), then ``kept`` written in its lower half. Returns the row
+    where the lower half begins."""
+    x0, y0, x1, y1 = box
+    middle = (y0 + y1) // 2
+    write_in_box(image, (x0, y0, x1, middle), given_up, writer, rng)
+    (spoil or strike_through)(image, (x0, y0, x1, middle), rng, ink)
+    write_in_box(image, (x0, middle, x1, y1), kept, writer, rng)
+    return middle
+
+
 def strike_through(image: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator,
                    ink: float = 40.0, tilt: float | None = None) -> None:  # fmt: skip
     """One pen line struck through the writing in ``box`` (x0, y0, x1, y1 px), in place: how a player most often
