@@ -29,7 +29,12 @@ from vision.slips.reader import (
     visible_part,
     visible_row,
 )
-from vision.slips.strikes import THROUGH_WIDE, struck_before_gap, struck_in_part
+from vision.slips.strikes import (
+    THROUGH_WIDE,
+    coordinate_struck_out,
+    struck_before_gap,
+    struck_in_part,
+)
 
 
 def test_a_blank_a_scribbled_over_a_blotted_a_struck_out_a_crossed_out_and_a_zigzagged_play_are_each_flagged(
@@ -178,6 +183,30 @@ def test_a_coordinate_struck_out_beside_the_one_written_after_it_leaves_that_one
         field = np.full((y1 - y0, x1 - x0), 235, np.uint8)
         synthetic.write_in_box(field, (0, 0, field.shape[1], field.shape[0]), coordinate, writer, rng)
         assert struck_before_gap(ink_of(field) > 0.35) is None and visible_coordinate(field) is field, coordinate
+
+
+def test_a_coordinate_struck_out_whole_is_told_from_one_written_with_crossbars(file2017: Lexicon) -> None:
+    """A coordinate struck out with one line and no other in its box (the new one written elsewhere): the slip
+    is the arbiter's (D.III.20.4), whatever the characters under the line read. Written coordinates whose 4 or H
+    has a crossbar are not struck. A line must be 1.9 heights long: over three characters it always is, over two
+    not always (here 3 of 5 two-character coordinates struck are caught)."""
+    x0, y0, x1, y1 = layout.FIELDS["coordenada"].pixels(layout.PX_PER_MM, layout.FIELD_INSET)
+    writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(12)
+    caught = {}
+    for coordinate in ("4H", "H4", "14A", "A14", "H8", "11H", "4K", "7A"):
+        field = np.full((y1 - y0, x1 - x0), 235, np.uint8)
+        synthetic.write_in_box(field, (0, 0, field.shape[1], field.shape[0]), coordinate, writer, rng)
+        assert not coordinate_struck_out(ink_of(field) > 0.35), coordinate
+        synthetic.strike_through(field, (0, 0, field.shape[1], field.shape[0]), rng, 40.0, tilt=0.0)
+        caught[coordinate] = coordinate_struck_out(ink_of(field) > 0.35)
+    assert all(caught[c] for c in ("14A", "A14", "11H")) and sum(caught.values()) >= 6, caught
+    position = Position.from_cgp(CHORIZO)
+    printed = layout.render_slip(layout.SlipInfo("p7", "Open", 1, "j1", "Ana"))
+    filled = synthetic.fill_slip(printed, {"coordenada": "12G", "palabra": "ASOCIE", "ronda": "3"}, writer, rng)
+    synthetic.strike_through(filled, layout.FIELDS["coordenada"].pixels(layout.PX_PER_MM, 0.6), rng, 40.0, tilt=0.0)
+    (result,) = SlipReader(file2017).read_slip(synthetic.scan(filled, rng), lambda _: (position.board, position.rack),
+                                               rounds=range(1, 25))  # fmt: skip
+    assert result.verdict == "flagged" and "illegible" in result.flags
 
 
 def test_a_short_word_struck_out_beside_the_play_is_a_correction_too() -> None:

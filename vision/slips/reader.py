@@ -44,7 +44,12 @@ from .qr import read_slip_qr
 from .recognizer import GRID_MODEL, Recognizer, default_recognizer
 from .register import PlainTemplate, find_slips
 from .squares import SquareRecognizer, default_square_recognizer, score_squares
-from .strikes import marked_out, struck_before_gap, struck_in_part
+from .strikes import (
+    coordinate_struck_out,
+    marked_out,
+    struck_before_gap,
+    struck_in_part,
+)
 
 Position = tuple[Board, tuple[Tile, ...]]
 QrFacts = tuple[str, int, str]  # (game, table, player) as a slip's QR code says (``layout.qr_payload``)
@@ -225,14 +230,15 @@ def _boxes_spoilt(whole_word: np.ndarray, word: np.ndarray, coordinate: np.ndarr
                   whole_coordinate: np.ndarray | None = None) -> bool:  # fmt: skip
     """Whether the play written in a slip's boxes is spoilt (D.III.20.4): a blot anywhere in the coordinate box
     (``whole_coordinate``; ``coordinate`` when not given) or the word box (``whole_word``), the word box struck out
-    whole, or the ``word`` or ``coordinate`` left visible after a correction (``visible_part``,
-    ``visible_coordinate``) struck out too. A coordinate box is not judged struck whole: a 4's crossbar passes for
-    a strike there."""
+    whole, the coordinate box, with no correction in it, struck out with one line (``strikes.coordinate_struck_out``:
+    the new coordinate written elsewhere is the arbiter's to read), or the ``word`` or ``coordinate`` left visible
+    after a correction (``visible_part``, ``visible_coordinate``) struck out too."""
     whole_coordinate = coordinate if whole_coordinate is None else whole_coordinate
     corrected = coordinate if coordinate is not whole_coordinate else None
     return (blotted(whole_word) or (whole_coordinate is not None and blotted(whole_coordinate))
             or struck(whole_word) or (word is not whole_word and struck(word))
-            or (corrected is not None and struck(corrected)))  # fmt: skip
+            or (corrected is not None and struck(corrected))
+            or (coordinate is not None and corrected is None and coordinate_struck_out(ink_of(coordinate) > 0.35)))  # fmt: skip
 
 
 def _same_play(decision: Decision | None, other: Decision) -> bool:
