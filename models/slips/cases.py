@@ -262,8 +262,10 @@ def make_correction_cases(count: int, writers: Sequence[hw.Writer], seed: int, l
         kept = _choose_play(plays, rng)
         coordinate, word = kept.notation.split(" ")
         kind = ("corrected", "corrected", "corrected_coordinate", "corrected_below")[made % 4]
-        box, given_up, stands = ("coordenada", _swap(coordinate), coordinate) if kind == "corrected_coordinate" else (
-            "palabra", _another_play(plays, kept, rng).notation.split(" ")[1], word)  # fmt: skip
+        if kind == "corrected_coordinate":
+            box, given_up, stands = "coordenada", _swap(coordinate), coordinate
+        else:
+            box, given_up, stands = "palabra", _another_play(plays, kept, rng).notation.split(" ")[1], word
         info = bench_slip(made)
         fields = {"ronda": str(int(rng.integers(1, 25))), "mesa": str(info.table),
                   "coordenada": coordinate, "palabra": word}  # fmt: skip

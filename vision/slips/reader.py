@@ -233,12 +233,16 @@ def _boxes_spoilt(whole_word: np.ndarray, word: np.ndarray, coordinate: np.ndarr
     whole, the coordinate box, with no correction in it, struck out with one line (``strikes.coordinate_struck_out``:
     the new coordinate written elsewhere is the arbiter's to read), or the ``word`` or ``coordinate`` left visible
     after a correction (``visible_part``, ``visible_coordinate``) struck out too."""
+    if blotted(whole_word) or struck(whole_word) or (word is not whole_word and struck(word)):
+        return True
+    if coordinate is None:
+        return False
     whole_coordinate = coordinate if whole_coordinate is None else whole_coordinate
-    corrected = coordinate if coordinate is not whole_coordinate else None
-    return (blotted(whole_word) or (whole_coordinate is not None and blotted(whole_coordinate))
-            or struck(whole_word) or (word is not whole_word and struck(word))
-            or (corrected is not None and struck(corrected))
-            or (coordinate is not None and corrected is None and coordinate_struck_out(ink_of(coordinate) > 0.35)))  # fmt: skip
+    if blotted(whole_coordinate):
+        return True
+    if coordinate is not whole_coordinate:  # corrected: the coordinate left visible
+        return struck(coordinate)
+    return coordinate_struck_out(ink_of(coordinate) > 0.35)
 
 
 def _same_play(decision: Decision | None, other: Decision) -> bool:

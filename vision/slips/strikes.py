@@ -57,9 +57,13 @@ def struck_out(ink: np.ndarray) -> bool:
     (O, C, D, U...) breaks any such run, and a bold word whose letters run together leaves no paper beside it. On
     2,499 written words (calibration hands and training fonts) none passed; 444 level strikes and 222 tilted 4-12
     degrees were all caught (models/slips/MODEL_CARD.md, nineteenth revision)."""
-    mask = (ink > 0).astype(np.uint8)
-    return any(_straight_strike(_sheared(mask, tilt), STRIKE_LENGTH_TILTED if tilt else STRIKE_LENGTH)
-               for tilt in STRIKE_TILTS)  # fmt: skip
+    return _struck_through((ink > 0).astype(np.uint8), STRIKE_LENGTH, STRIKE_LENGTH_TILTED)
+
+
+def _struck_through(mask: np.ndarray, level: float, tilted: float, crossed: float = 0.0) -> bool:
+    """``_straight_strike`` for a line level (``level`` writing heights long at least) or tilted by one of
+    ``STRIKE_TILTS`` (``tilted`` heights), crossing letters along ``crossed`` of it or more."""
+    return any(_straight_strike(_sheared(mask, tilt), tilted if tilt else level, crossed) for tilt in STRIKE_TILTS)
 
 
 def struck_in_part(ink: np.ndarray) -> int | None:
@@ -84,9 +88,8 @@ def struck_in_part(ink: np.ndarray) -> int | None:
 
 def struck_before_gap(ink: np.ndarray) -> int | None:
     """Where the writing left visible begins (a column of ``ink``, the first inked after the gap) when the writing
-    before a gap of paper, judged
-    on its own, is struck out with one line and more is written after the gap: a short play given up (a coordinate
-    written in the wrong order) corrected beside it. Such a strike is short beside the correction's height, and
+    before a gap of paper, judged on its own, is struck out with one line and more is written after the gap: a
+    short play given up (a coordinate written in the wrong order) corrected beside it. Such a strike is short beside the correction's height, and
     ``struck_in_part``, which measures it against the whole writing, misses it. None when not so.
 
     A gap is a run of paper columns at least ``PART_GAP`` of the height of the writing before it, with writing
@@ -108,8 +111,7 @@ def struck_before_gap(ink: np.ndarray) -> int | None:
             continue
         if after - gap < PART_GAP * _height(before_box) or _width(after_box) < PART_REST * _height(after_box):
             continue
-        if any(_straight_strike(_sheared(mask[:, :gap], tilt), STRIKE_LENGTH_TILTED if tilt else STRIKE_LENGTH,
-                                PART_CROSSED) for tilt in STRIKE_TILTS):  # fmt: skip
+        if _struck_through(mask[:, :gap], STRIKE_LENGTH, STRIKE_LENGTH_TILTED, PART_CROSSED):
             return after
     return None
 
@@ -176,9 +178,7 @@ def coordinate_struck_out(ink: np.ndarray) -> bool:
     and 0 of two such sets of 5,600, and 619 and 619 of 800 struck coordinates (models/slips/MODEL_CARD.md,
     twenty-fourth revision). An X or a zigzag over a coordinate is not judged: their tests fire on 0.1-0.3 % of
     written coordinates."""
-    mask = (ink > 0).astype(np.uint8)
-    level, tilted = COORDINATE_STRIKE
-    return any(_straight_strike(_sheared(mask, tilt), tilted if tilt else level, PART_CROSSED) for tilt in STRIKE_TILTS)
+    return _struck_through((ink > 0).astype(np.uint8), *COORDINATE_STRIKE, PART_CROSSED)
 
 
 def _off_the_line(under: np.ndarray, line: int, height: int) -> np.ndarray:
