@@ -16,21 +16,21 @@ from rules_core.notation import Play
 from vision.slips import absolute, layout, synthetic
 from vision.slips import handwriting as hw
 from vision.slips import reader as reader_module
-from vision.slips.ingest import split_pages
-from vision.slips.lineimage import ink_of
-from vision.slips.printing import pads, slips_pdf
-from vision.slips.reader import (
-    SlipReader,
+from vision.slips.boxes import (
     blotted,
-    locate_slips,
     struck,
     text_rows,
     visible_coordinate,
     visible_part,
     visible_row,
 )
+from vision.slips.ingest import split_pages
+from vision.slips.lineimage import ink_of
+from vision.slips.printing import pads, slips_pdf
+from vision.slips.reader import SlipReader, SlipResult, locate_slips
 from vision.slips.strikes import (
     THROUGH_WIDE,
+    coordinate_crossed_out,
     coordinate_struck_out,
     struck_before_gap,
     struck_in_part,
@@ -188,25 +188,57 @@ def test_a_coordinate_struck_out_beside_the_one_written_after_it_leaves_that_one
 def test_a_coordinate_struck_out_whole_is_told_from_one_written_with_crossbars(file2017: Lexicon) -> None:
     """A coordinate struck out with one line and no other in its box (the new one written elsewhere): the slip
     is the arbiter's (D.III.20.4), whatever the characters under the line read. Written coordinates whose 4 or H
-    has a crossbar are not struck. A line must be 1.9 heights long: over three characters it always is, over two
-    not always (here 3 of 5 two-character coordinates struck are caught)."""
+    has a crossbar are not struck. A line must be 1.9 heights long, or struck past the characters at both ends:
+    over three characters it always is, over two most often (here 4 of 5 two-character coordinates struck are
+    caught; 3 before the second way)."""
+    def strike(field: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator) -> None:
+        synthetic.strike_through(field, box, rng, 40.0, tilt=0.0)
+
+    caught = _coordinates_spoilt(("4H", "H4", "14A", "A14", "H8", "11H", "4K", "7A"), strike, coordinate_struck_out, 12)
+    assert all(caught[c] for c in ("14A", "A14", "11H")) and sum(caught.values()) >= 7, caught
+    result = _slip_with_its_coordinate_spoilt(file2017, strike, 12)
+    assert result.verdict == "flagged" and "illegible" in result.flags
+
+
+def test_a_coordinate_crossed_out_with_an_x_is_told_from_one_written_with_round_characters(file2017: Lexicon) -> None:
+    """An X over a coordinate and no other in its box: the slip is the arbiter's (D.III.20.4). Written coordinates of
+    round characters (B4, D8, 6D: in other hands a path along their bowls runs from corner to corner of so small a
+    box) are not taken for one; X's over them are caught."""
+    def cross(field: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator) -> None:
+        synthetic.cross_out(field, box, rng, 40.0)
+
+    caught = _coordinates_spoilt(("B4", "D8", "6D", "8L", "3O", "6G", "13B", "H8"), cross, coordinate_crossed_out, 5)
+    assert sum(caught.values()) >= 6, caught
+    result = _slip_with_its_coordinate_spoilt(file2017, cross, 5)
+    assert result.verdict == "flagged" and "illegible" in result.flags
+
+
+def _coordinates_spoilt(coordinates: tuple[str, ...], spoil: Spoil, judge_spoilt: Callable[[np.ndarray], bool],
+                        seed: int) -> dict[str, bool]:  # fmt: skip
+    """Each coordinate written by the held-out real hand alone in a coordinate box (asserted not judged spoilt),
+    then spoilt in place: whether ``judge_spoilt`` finds it so (on the box's ink)."""
     x0, y0, x1, y1 = layout.FIELDS["coordenada"].pixels(layout.PX_PER_MM, layout.FIELD_INSET)
-    writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(12)
+    writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(seed)
     caught = {}
-    for coordinate in ("4H", "H4", "14A", "A14", "H8", "11H", "4K", "7A"):
+    for coordinate in coordinates:
         field = np.full((y1 - y0, x1 - x0), 235, np.uint8)
         synthetic.write_in_box(field, (0, 0, field.shape[1], field.shape[0]), coordinate, writer, rng)
-        assert not coordinate_struck_out(ink_of(field) > 0.35), coordinate
-        synthetic.strike_through(field, (0, 0, field.shape[1], field.shape[0]), rng, 40.0, tilt=0.0)
-        caught[coordinate] = coordinate_struck_out(ink_of(field) > 0.35)
-    assert all(caught[c] for c in ("14A", "A14", "11H")) and sum(caught.values()) >= 6, caught
+        assert not judge_spoilt(ink_of(field) > 0.35), coordinate
+        spoil(field, (0, 0, field.shape[1], field.shape[0]), rng)
+        caught[coordinate] = judge_spoilt(ink_of(field) > 0.35)
+    return caught
+
+
+def _slip_with_its_coordinate_spoilt(file2017: Lexicon, spoil: Spoil, seed: int) -> SlipResult:
+    """A slip of the held-out real hand, 12G ASOCIE (legal on CHORIZO), whose coordinate is spoilt, read whole."""
     position = Position.from_cgp(CHORIZO)
+    writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(seed)
     printed = layout.render_slip(layout.SlipInfo("p7", "Open", 1, "j1", "Ana"))
     filled = synthetic.fill_slip(printed, {"coordenada": "12G", "palabra": "ASOCIE", "ronda": "3"}, writer, rng)
-    synthetic.strike_through(filled, layout.FIELDS["coordenada"].pixels(layout.PX_PER_MM, 0.6), rng, 40.0, tilt=0.0)
+    spoil(filled, layout.FIELDS["coordenada"].pixels(layout.PX_PER_MM, 0.6), rng)
     (result,) = SlipReader(file2017).read_slip(synthetic.scan(filled, rng), lambda _: (position.board, position.rack),
                                                rounds=range(1, 25))  # fmt: skip
-    assert result.verdict == "flagged" and "illegible" in result.flags
+    return result
 
 
 def test_a_short_word_struck_out_beside_the_play_is_a_correction_too() -> None:
@@ -275,6 +307,36 @@ def test_a_slip_whose_word_is_crossed_out_and_the_play_written_under_it_is_score
     (result,) = SlipReader(file2017).read_slip(synthetic.scan(filled, rng), lambda _: (position.board, position.rack),
                                                rounds=range(1, 25))  # fmt: skip
     assert result.verdict == "accepted" and result.decision.play == "12G ASOCIE"
+
+
+def test_a_long_word_crossed_out_above_the_play_does_not_spoil_the_box() -> None:
+    """A long word given up in the upper half and crossed out, the play under it: one line of the X, or the strike,
+    runs across the middle of the box's two rows, so the box judged whole looks struck out. The box is judged on
+    its row that stands (``visible_row``), which is not: the play is read, not flagged (D.III.20.2)."""
+    x0, y0, x1, y1 = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, layout.FIELD_INSET)
+    writer = hw.load_real_writer(REAL, "test")
+    coordinate = np.full((y1 - y0, 160), 235, np.uint8)
+    for given_up, kept, seed, spoil in (("ENRODAS", "DONEN", 0, synthetic.cross_out),
+                                        ("AGRACEJO", "CESAR", 4, synthetic.strike_through)):  # fmt: skip
+        field, rng = np.full((y1 - y0, x1 - x0), 235, np.uint8), np.random.default_rng(seed)
+        synthetic.correct_below(field, (0, 0, field.shape[1], field.shape[0]), given_up, kept, writer, rng, spoil)
+        assert struck(field) and not struck(visible_row(field)), given_up
+        assert not reader_module._notation_read(None, coordinate, visible_part(field), field).spoilt, given_up
+
+
+def test_a_short_play_written_small_under_a_word_crossed_out_is_the_row_that_stands() -> None:
+    """A two-letter play written small under the word given up is lower than that word and its X or strike: as a
+    row it counted for nothing (half as high as the tallest row, like an Ñ's tilde), and the box was read whole
+    and flagged. Under a single row a lower one counts (``reader.LOW_ROW``): the play is the row that stands."""
+    x0, y0, x1, y1 = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, layout.FIELD_INSET)
+    writer = hw.load_real_writer(REAL, "test")
+    for given_up, kept, seed, spoil in (("CASA", "HA", 0, synthetic.cross_out), ("TUYA", "CE", 3, synthetic.strike_through),
+                                        ("UFOS", "NE", 5, synthetic.cross_out)):  # fmt: skip
+        field, rng = np.full((y1 - y0, x1 - x0), 235, np.uint8), np.random.default_rng(seed)
+        synthetic.correct_below(field, (0, 0, field.shape[1], field.shape[0]), given_up, kept, writer, rng, spoil)
+        assert text_rows(field) == 1, kept  # still one play written, for the several-plays rule
+        row = visible_row(field)  # a part of the box, enlarged to its height: wider than the box
+        assert row.shape[0] == field.shape[0] and row.shape[1] > field.shape[1] and not struck(row), kept
 
 
 def test_a_blot_in_the_struck_part_of_a_correction_still_spoils_the_box() -> None:

@@ -238,7 +238,7 @@ def test_the_tilde_of_an_n_is_no_second_play_but_a_second_row_is() -> None:
     is a row of ink of its own, but a low one, and no play."""
     import cv2
 
-    from vision.slips.reader import text_rows
+    from vision.slips.boxes import text_rows
 
     box = np.full((92, 536), 230, np.uint8)
     cv2.putText(box, "NENGUE", (20, 86), cv2.FONT_HERSHEY_SIMPLEX, 2.0, 40, 4)

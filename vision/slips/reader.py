@@ -17,7 +17,7 @@ import functools
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Final
+from typing import Any
 
 import cv2
 import numpy as np
@@ -27,6 +27,7 @@ from rules_core.board import Board
 from rules_core.lexicon import Lexicon
 
 from . import absolute, layout
+from .boxes import play_spoilt, text_rows, visible_coordinate, visible_part
 from .decoder import (
     GRID_THRESHOLDS_FILE,
     CandidateCache,
@@ -39,23 +40,15 @@ from .decoder import (
     score_line,
 )
 from .glyphs import GlyphRecognizer, check_plays, default_glyph_recognizer
-from .lineimage import BOARD_END_MARGIN, END_MARGIN, ink_of, prepare_line, variants
+from .lineimage import BOARD_END_MARGIN, END_MARGIN, prepare_line, variants
 from .qr import read_slip_qr
 from .recognizer import GRID_MODEL, Recognizer, default_recognizer
 from .register import PlainTemplate, find_slips
 from .squares import SquareRecognizer, default_square_recognizer, score_squares
-from .strikes import (
-    coordinate_struck_out,
-    marked_out,
-    struck_before_gap,
-    struck_in_part,
-)
 
 Position = tuple[Board, tuple[Tile, ...]]
 QrFacts = tuple[str, int, str]  # (game, table, player) as a slip's QR code says (``layout.qr_payload``)
 PositionOf = Callable[[int | None], Position | None]  # the round's position, given the round read
-BLOT_RADIUS: Final = 0.2  # of a box's height: ink this thick is a blot (``blotted``); pen strokes reached 0.126 on 480
-#                          calibration slips (fonts, real characters, UNIPEN writers), blots 0.27 or more
 
 
 @dataclass(frozen=True)
@@ -152,46 +145,6 @@ def join_line(coordinate: np.ndarray, word: np.ndarray) -> np.ndarray:
     return np.hstack([fit(coordinate), gap, fit(word)])
 
 
-def blotted(gray: np.ndarray) -> bool:
-    """Whether a box holds a blot of ink: solid ink whose inscribed circle has a radius of ``BLOT_RADIUS`` of the
-    box's height or more, where no pen stroke comes near. A blot hides letters, and those left may spell another
-    legal play (`E10 ÑENGO` blotted reads ÑO): the slip is illegible (D.III.20.4), the arbiter's to decide."""
-    ink = (ink_of(gray) > 0.4).astype(np.uint8)
-    if not ink.any():
-        return False
-    return float(cv2.distanceTransform(ink, cv2.DIST_L2, 5).max()) >= BLOT_RADIUS * gray.shape[0]
-
-
-def struck(gray: np.ndarray) -> bool:
-    """Whether the writing in a box is struck out with one line, crossed out with an X or scrawled through with a
-    zigzag (``strikes.marked_out``). The line recogniser skips a long level line as a printed rule and reads the
-    letters under an X or a zigzag: the slip is illegible (D.III.20.4)."""
-    return marked_out(ink_of(gray) > 0.35)
-
-
-def visible_part(gray: np.ndarray) -> np.ndarray:
-    """The word box without a play given up: a row crossed out above or below the row that stands
-    (``visible_row``), then a first word struck out beside the play written after it (``strikes.struck_in_part``,
-    else ``strikes.struck_before_gap``): a correction, the play given up clearly crossed out and the one that stands
-    left visible (D.III.20.2); the whole box otherwise."""
-    gray = visible_row(gray)
-    ink = ink_of(gray) > 0.35
-    start = struck_in_part(ink)
-    if start is None:  # a short word struck, its line short beside the correction's height
-        start = struck_before_gap(ink)
-    return gray if start is None else gray[:, start:]
-
-
-def visible_coordinate(gray: np.ndarray) -> np.ndarray:
-    """The coordinate box without a coordinate given up: a row crossed out above or below the row that stands
-    (``visible_row``), then a coordinate struck out before the one written after it (``strikes.struck_before_gap``):
-    a coordinate given up, most often written in the wrong order (D.III.25.c), and corrected, the one that stands
-    left visible (D.III.20.2); the whole box otherwise."""
-    gray = visible_row(gray)
-    start = struck_before_gap(ink_of(gray) > 0.35)
-    return gray if start is None else gray[:, start:]
-
-
 @dataclass(frozen=True)
 class NotationRead:
     """Which notation of a slip is read (D.III.20.1): ``grid`` the absolute slip's board and its written squares
@@ -215,7 +168,7 @@ def _notation_read(board: np.ndarray | None, coordinate: np.ndarray, word: np.nd
     boxes are read; the boxes' crossed out, the board is. A blot anywhere in the word box (``whole_word``) spoils
     it: a blot is no correction."""
     boxes_box = layout.FIELDS["coordenada"].pixels()[:2] + layout.FIELDS["palabra"].pixels()[2:]
-    boxes_spoilt = _boxes_spoilt(whole_word, word, coordinate, whole_coordinate)
+    boxes_spoilt = play_spoilt(whole_word, word, coordinate, whole_coordinate)
     written = absolute.written_cells(board) if board is not None else []
     if board is None or not written:
         return NotationRead(None, boxes_box, boxes_spoilt)
@@ -226,76 +179,10 @@ def _notation_read(board: np.ndarray | None, coordinate: np.ndarray, word: np.nd
     return NotationRead((board, written), absolute.board_box(), board_spoilt, boxes_written and not boxes_spoilt)
 
 
-def _boxes_spoilt(whole_word: np.ndarray, word: np.ndarray, coordinate: np.ndarray | None = None,
-                  whole_coordinate: np.ndarray | None = None) -> bool:  # fmt: skip
-    """Whether the play written in a slip's boxes is spoilt (D.III.20.4): a blot anywhere in the coordinate box
-    (``whole_coordinate``; ``coordinate`` when not given) or the word box (``whole_word``), the word box struck out
-    whole, the coordinate box, with no correction in it, struck out with one line (``strikes.coordinate_struck_out``:
-    the new coordinate written elsewhere is the arbiter's to read), or the ``word`` or ``coordinate`` left visible
-    after a correction (``visible_part``, ``visible_coordinate``) struck out too."""
-    if blotted(whole_word) or struck(whole_word) or (word is not whole_word and struck(word)):
-        return True
-    if coordinate is None:
-        return False
-    whole_coordinate = coordinate if whole_coordinate is None else whole_coordinate
-    if blotted(whole_coordinate):
-        return True
-    if coordinate is not whole_coordinate:  # corrected: the coordinate left visible
-        return struck(coordinate)
-    return coordinate_struck_out(ink_of(coordinate) > 0.35)
-
-
 def _same_play(decision: Decision | None, other: Decision) -> bool:
     """Whether two readings of a slip's play, each decided (accepted, or invalid as written), are the same."""
     return (decision is not None and decision.verdict == other.verdict and decision.verdict in ("accepted", "invalid")
             and decision.notation == other.notation)  # fmt: skip
-
-
-def text_rows(gray: np.ndarray) -> int:
-    """How many separate rows of writing a box holds (two rows: two plays written, D.III.20.2)."""
-    return len(_text_bands(gray))
-
-
-def _text_bands(gray: np.ndarray) -> list[tuple[int, int]]:
-    """The rows of writing in a box, top first: (first, end) pixel rows each, end exclusive.
-
-    A row is a band of inked pixel rows at least a fifth of the box high and at least half as high
-    as the tallest band: the tilde of an Ñ, drawn apart above its N, is a band of its own but a low one.
-    """
-    ink = ink_of(gray) > 0.4
-    profile = ink.sum(axis=1) > max(2, 0.01 * ink.shape[1])
-    bands, run = [], 0
-    for row, on in enumerate(list(profile) + [False]):
-        if on:
-            run += 1
-        else:
-            if run >= 0.2 * len(profile):
-                bands.append((row - run, row))
-            run = 0
-    tallest = max((end - first for first, end in bands), default=0)
-    return [(first, end) for first, end in bands if end - first >= 0.5 * tallest]
-
-
-def visible_row(gray: np.ndarray) -> np.ndarray:
-    """A box of two rows of writing, one crossed out (``struck``: a line, an X or a zigzag) and the other not: the
-    row that stands, cut at the middle of the paper between them (a correction written above or below the play
-    given up, D.III.20.2) and enlarged to the box's height, so that its writing is the size the strike tests and the
-    recogniser expect of a box; the whole box otherwise (two rows both standing are two plays, ``text_rows``)."""
-    bands = _text_bands(gray)
-    if len(bands) != 2:
-        return gray
-    cut = (bands[0][1] + bands[1][0]) // 2
-    top, bottom = (_to_height(part, gray.shape[0]) for part in (gray[:cut], gray[cut:]))
-    top_struck, bottom_struck = struck(top), struck(bottom)
-    if top_struck == bottom_struck:
-        return gray
-    return bottom if top_struck else top
-
-
-def _to_height(gray: np.ndarray, height: int) -> np.ndarray:
-    """``gray`` resized to ``height`` rows, its width in proportion."""
-    width = max(1, round(gray.shape[1] * height / max(1, gray.shape[0])))
-    return cv2.resize(gray, (width, height), interpolation=cv2.INTER_LINEAR)
 
 
 def _outputs_of(recognizer: Recognizer, thresholds: Thresholds, line: np.ndarray,
@@ -465,12 +352,12 @@ class SlipReader:
         if "jugada" in crops:  # the whole play in one field: a correction strikes a whole play out before the next
             play_box, whole = template.fields["jugada"], crops["jugada"]
             line = visible_part(whole)
-            spoilt = _boxes_spoilt(whole, line)
+            spoilt = play_spoilt(whole, line)
         else:
             play_box = template.fields["coordenada"][:2] + template.fields["palabra"][2:]
             coordinate, whole = visible_coordinate(crops["coordenada"]), crops["palabra"]
             word = visible_part(whole)
-            line, spoilt = join_line(coordinate, word), _boxes_spoilt(whole, word, coordinate, crops["coordenada"])
+            line, spoilt = join_line(coordinate, word), play_spoilt(whole, word, coordinate, crops["coordenada"])
         return self._finish(result, line, crops.get("ronda"), position_of, players, rounds,
                             several=text_rows(line) > 1, play_box=play_box, current=current,
                             relative_notation=relative_notation, spoilt=spoilt)  # fmt: skip

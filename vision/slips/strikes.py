@@ -8,6 +8,7 @@ turned across). Lengths in pixels unless said otherwise; tilts in degrees."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Final
 
 import cv2
@@ -35,7 +36,12 @@ NARROW_STROKES: Final = 3  # straight strokes, at most, of a zigzag over two let
 NARROW_STRAIGHT: Final = 0.028  # writing heights: the line's rows off those strokes (RMS), at most; letters bend
 COORDINATE_STRIKE: Final = (1.9, 2.2)  # writing heights, at least, of a level and a tilted line struck out through a
 #                                       coordinate: its 4's and H's crossbars, joined to the next character, reach 1.6
+COORDINATE_CROSS_STRAIGHT: Final = 0.034  # writing heights: each line of an X over a coordinate lies this close to a
+#                                           straight one (RMS), at most; a path round a D's or an 8's bowl bends
 PART_CROSSED: Final = 0.3  # of a partial strike's length, at least: where it crosses a letter's other strokes
+PAST_END: Final = 0.1  # writing heights: a line struck past a coordinate's ends crosses nothing for this long at each
+#                        end, and leaves no more of the writing beyond it
+PAST_TILT: Final = 10  # degrees off level, at most, of such a line: a 4's slanted crossbar into an H's may pass at 12
 PART_GAP: Final = 0.2  # writing heights of paper, at least, between the struck word and the play after it
 PART_REST: Final = 1.0  # writing heights, at least, written after a struck first word: the play that stands
 
@@ -176,9 +182,24 @@ def coordinate_struck_out(ink: np.ndarray) -> bool:
     coordinate's two or three characters are short, and a 4's or an H's crossbar joined to the next character passes
     ``struck_out`` (20 of 5,600 written coordinates by calibration hands and training faces). With these bounds: 1
     and 0 of two such sets of 5,600, and 619 and 619 of 800 struck coordinates (models/slips/MODEL_CARD.md,
-    twenty-fourth revision). An X or a zigzag over a coordinate is not judged: their tests fire on 0.1-0.3 % of
-    written coordinates."""
-    return _struck_through((ink > 0).astype(np.uint8), *COORDINATE_STRIKE, PART_CROSSED)
+    twenty-fourth revision). An X over a coordinate: ``coordinate_crossed_out``. A zigzag over one is not judged:
+    its test fires on 0.3 % of written coordinates, and no bound tried kept most zigzags and no written one.
+
+    A shorter line (``struck_out``'s lengths) strikes it out too when it is struck past the characters at both ends
+    (``_past_ends``, tilted ``PAST_TILT`` degrees at most), as a player strikes a coordinate out: a crossbar
+    joined to the next character ends at a character. With it, 1 and 0 written coordinates of those sets, and 719
+    and 726 of 800 struck ones (models/slips/MODEL_CARD.md, twenty-fifth revision)."""
+    mask = (ink > 0).astype(np.uint8)
+    for tilt in STRIKE_TILTS:
+        line = _level_line(_sheared(mask, tilt), STRIKE_LENGTH_TILTED if tilt else STRIKE_LENGTH)
+        if line is None:
+            continue
+        others, _, height = line
+        if len(others) >= COORDINATE_STRIKE[1 if tilt else 0] * height and _crosses(others, PART_CROSSED):
+            return True
+        if abs(tilt) <= PAST_TILT and _past_ends(*line):
+            return True
+    return False
 
 
 def _off_the_line(under: np.ndarray, line: int, height: int) -> np.ndarray:
@@ -204,15 +225,40 @@ def _sheared(mask: np.ndarray, tilt: float) -> np.ndarray:
 def _straight_strike(mask: np.ndarray, length: float, crossed: float = 0.0) -> bool:
     """The test of ``struck_out`` for a level line in ``mask`` (uint8 0/1), ``length`` writing heights long,
     crossing letters along ``crossed`` of it or more."""
+    line = _level_line(mask, length)
+    return line is not None and _crosses(line[0], crossed)
+
+
+def _crosses(others: np.ndarray, crossed: float) -> bool:
+    """Whether a line whose columns are crossed by letters where ``others`` is true (``_level_line``) crosses them
+    along ``crossed`` of it or more, with paper beside it along ``STRIKE_CLEAR`` of it."""
+    return float(others.mean()) >= crossed and float((~others).mean()) >= STRIKE_CLEAR
+
+
+def _past_ends(others: np.ndarray, beyond: int, height: int) -> bool:
+    """Whether a line (``_level_line``) is struck past the writing at both ends: it crosses letters along
+    ``PART_CROSSED`` of it, crosses none along its first and last ``PAST_END`` writing heights, and no more than
+    ``PAST_END`` heights of the writing lie beyond it."""
+    crossing, past = np.flatnonzero(others), PAST_END * height
+    return (float(others.mean()) >= PART_CROSSED and crossing[0] >= past
+            and len(others) - 1 - crossing[-1] >= past and beyond <= past)  # fmt: skip
+
+
+def _level_line(mask: np.ndarray, length: float) -> tuple[np.ndarray, int, int] | None:
+    """The longest level line through the middle of the writing in ``mask`` (``_band_runs``) when it covers
+    ``STRIKE_COVER`` of the writing's width and ``length`` writing heights: for each of its columns whether a letter
+    crosses it (``_off_the_line``), how many columns of writing lie beyond its ends, and the writing's height (px);
+    None when there is no such line."""
     band = _band_runs(mask)
     if band is None:  # nothing written, or one hair-thin mark
-        return False
+        return None
     (left, right, top, bottom), height, runs = band
     y, (begin, end) = max(runs, key=lambda found: found[1][1] - found[1][0])
     if end - begin < max(STRIKE_COVER * (right - left + 1), length * height):
-        return False
-    others = _off_the_line(mask[top : bottom + 1, begin:end], y - top, height)
-    return float(others.mean()) >= crossed and float((~others).mean()) >= STRIKE_CLEAR
+        return None
+    written = np.flatnonzero(mask[top : bottom + 1].any(axis=0))
+    beyond = int(np.sum(written < begin) + np.sum(written >= end))
+    return _off_the_line(mask[top : bottom + 1, begin:end], y - top, height), beyond, height
 
 
 def _longest_run(row: np.ndarray) -> tuple[int, int]:
@@ -232,15 +278,41 @@ def crossed_out(ink: np.ndarray) -> bool:
     passed (a tight calibration face) and no written absolute board of 1,495; of X's drawn as a hand draws them
     (``synthetic.cross_out``) it caught 96 % in word boxes, and with ``struck_out`` 98.5 % on boards
     (models/slips/MODEL_CARD.md, twentieth revision)."""
+    box = _written_part(ink)
+    return box is not None and all(len(line) >= CROSS_RUN * box.shape[1] for line in _diagonal_lines(box))
+
+
+def coordinate_crossed_out(ink: np.ndarray) -> bool:
+    """Whether a coordinate is crossed out with an X: ``crossed_out``'s test, with each line also within
+    ``COORDINATE_CROSS_STRAIGHT`` writing heights of a straight one. Two or three round characters (B4, D8, 6D) leave
+    a path along their bowls from corner to corner of so small a box: 6 and 9 of two sets of 5,600 written
+    coordinates by calibration hands and training faces passed ``crossed_out``, 0 and 1 pass this, and 684 and 702
+    of 800 X's over a coordinate are caught (models/slips/MODEL_CARD.md, twenty-fifth revision)."""
+    box = _written_part(ink)
+    if box is None:
+        return False
+    straight = COORDINATE_CROSS_STRAIGHT * max(1, box.shape[0] - 1)
+    return all(len(line) >= CROSS_RUN * box.shape[1] and len(line) > 3 and _off_strokes(line, 1) <= straight
+               for line in _diagonal_lines(box))  # fmt: skip
+
+
+def _written_part(ink: np.ndarray) -> np.ndarray | None:
+    """The writing's box (``_writing_box``) cut from ``ink`` as a uint8 0/1 mask; None when nothing is written."""
     mask = (ink > 0).astype(np.uint8)
     extent = _writing_box(mask)
     if extent is None:
-        return False
+        return None
     left, right, top, bottom = extent
-    box = mask[top : bottom + 1, left : right + 1]
-    slope, height = (bottom - top) / max(1, right - left), bottom - top
-    return all(_unbroken_path(_sheared_about(box, sign * slope), CROSS_REACH * height) >= CROSS_RUN * box.shape[1]
-               for sign in (1, -1))  # fmt: skip
+    return mask[top : bottom + 1, left : right + 1]
+
+
+def _diagonal_lines(box: np.ndarray) -> Iterator[np.ndarray]:
+    """Along each diagonal of the writing's ``box`` (``_written_part``; falling, then rising, one at a time): the
+    rows of the longest unbroken line of ink within ``CROSS_REACH`` of the writing's height of it
+    (``_longest_path``, the box sheared so that the diagonal lies level)."""
+    height, width = box.shape[0] - 1, box.shape[1] - 1
+    for sign in (1, -1):
+        yield _longest_path(_sheared_about(box, sign * height / max(1, width)), CROSS_REACH * height)
 
 
 def _writing_box(mask: np.ndarray) -> tuple[int, int, int, int] | None:
@@ -258,12 +330,6 @@ def _sheared_about(box: np.ndarray, slope: float) -> np.ndarray:
     height, width = box.shape
     shear = np.float32([[1, 0, 0], [-slope, 1, slope * (width - 1) / 2]])
     return cv2.warpAffine(box, shear, (width, height), flags=cv2.INTER_NEAREST)
-
-
-def _unbroken_path(mask: np.ndarray, reach: float, step: int = 1) -> int:
-    """The most columns an unbroken path of ink crosses in ``mask``, left to right, within ``reach`` rows of its
-    middle row and moving at most ``step`` rows a column (dynamic programming over the rows)."""
-    return len(_longest_path(mask, reach, step))
 
 
 def _longest_path(mask: np.ndarray, reach: float, step: int = 1) -> np.ndarray:
