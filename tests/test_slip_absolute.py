@@ -134,6 +134,22 @@ def test_different_plays_in_the_boxes_and_on_the_board_are_several_plays(reader:
     assert result.verdict == "flagged" and "several_plays" in result.flags
 
 
+def test_the_boxes_unsure_of_the_play_the_board_decides_show_no_other_play() -> None:
+    """D.III.20.2 voids a slip showing different plays; the boxes whose likeliest outcome is the board's accepted play,
+    though under the threshold, show the same one. Their likeliest outcome another play, or the board undecided:
+    still two plays for the arbiter."""
+    from vision.slips.reader import _same_play
+
+    board = Decision("12G ASOCIE", "12G ASOCIE", 14, "accepted", (), 0.999, notation="12G ASOCIE")
+    def boxes(likeliest: str) -> Decision:
+        options = (Option("play", likeliest, 14, 0.9), Option("play", "12E CAOS", 9, 0.05))
+        return Decision(likeliest, likeliest, None, "flagged", ("illegible",), 0.9, options)
+
+    assert _same_play(board, boxes("12G ASOCIE"))
+    assert not _same_play(board, boxes("12E CAOS"))
+    assert not _same_play(Decision("", "12G ASOCIE", None, "flagged", ("illegible",), 0.9), boxes("12G ASOCIE"))
+
+
 @pytest.mark.parametrize(("crossed", "kept"), [("board", "12E CAOS"), ("boxes", "12G ASOCIE")])
 def test_a_play_crossed_out_in_one_notation_leaves_the_other_to_read(reader: SlipReader, printed: LocatedSlip,
                                                                      crossed: str, kept: str) -> None:  # fmt: skip

@@ -180,9 +180,16 @@ def _notation_read(board: np.ndarray | None, coordinate: np.ndarray, word: np.nd
 
 
 def _same_play(decision: Decision | None, other: Decision) -> bool:
-    """Whether two readings of a slip's play, each decided (accepted, or invalid as written), are the same."""
-    return (decision is not None and decision.verdict == other.verdict and decision.verdict in ("accepted", "invalid")
-            and decision.notation == other.notation)  # fmt: skip
+    """Whether two readings of a slip's play are the same: both decided (accepted, or invalid as written) as the same
+    play, or the first accepted and the likeliest outcome of the second that same play, though unsure (the second
+    notation's doubt is no other play, D.III.20.2)."""
+    if decision is None or decision.verdict not in ("accepted", "invalid"):
+        return False
+    if decision.verdict == other.verdict and decision.notation == other.notation:
+        return True
+    likeliest = other.options[0] if other.options else None
+    return (decision.verdict == "accepted" and likeliest is not None and likeliest.kind == "play"
+            and likeliest.text == decision.play)  # fmt: skip
 
 
 def _outputs_of(recognizer: Recognizer, thresholds: Thresholds, line: np.ndarray,
