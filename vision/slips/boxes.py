@@ -72,13 +72,15 @@ def play_spoilt(whole_word: np.ndarray, word: np.ndarray, coordinate: np.ndarray
                  whole_coordinate: np.ndarray | None = None) -> bool:  # fmt: skip
     """Whether the play written in a slip's boxes is spoilt (D.III.20.4): a blot anywhere in the coordinate box
     (``whole_coordinate``; ``coordinate`` when not given) or the word box (``whole_word``), the word box struck out
-    whole (its row that stands, ``visible_row``: a row crossed out above or below the play is a correction, and a
-    line of its X may run across the middle of the two rows), the coordinate box, with no correction in it, struck
-    out with one line or crossed out with an X
+    whole unless it holds a row crossed out above or below the row that stands (``visible_row``: a correction; a line
+    of its X may run across the middle of the two rows, and the row that stands is not struck), the coordinate box,
+    with no correction in it, struck out with one line or crossed out with an X
     (``strikes.coordinate_struck_out``, ``coordinate_crossed_out``: the new coordinate written elsewhere is the
     arbiter's to read), or the ``word`` or ``coordinate`` left visible after a correction (``visible_part``,
     ``visible_coordinate``) struck out too."""
-    if blotted(whole_word) or struck(visible_row(whole_word)) or (word is not whole_word and struck(word)):
+    if blotted(whole_word) or (word is not whole_word and struck(word)):
+        return True
+    if struck(whole_word) and visible_row(whole_word) is whole_word:
         return True
     if coordinate is None:
         return False

@@ -95,8 +95,9 @@ def struck_in_part(ink: np.ndarray) -> int | None:
 def struck_before_gap(ink: np.ndarray) -> int | None:
     """Where the writing left visible begins (a column of ``ink``, the first inked after the gap) when the writing
     before a gap of paper, judged on its own, is struck out with one line and more is written after the gap: a
-    short play given up (a coordinate written in the wrong order) corrected beside it. Such a strike is short beside the correction's height, and
-    ``struck_in_part``, which measures it against the whole writing, misses it. None when not so.
+    short play given up (a coordinate written in the wrong order) corrected beside it. Such a strike is short beside
+    the correction's height, and ``struck_in_part``, which measures it against the whole writing, misses it. None
+    when not so.
 
     A gap is a run of paper columns at least ``PART_GAP`` of the height of the writing before it, with writing
     ``PART_REST`` of its own height wide after it; the writing before it is struck when one straight line, level
