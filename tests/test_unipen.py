@@ -136,3 +136,24 @@ def test_a_play_line_in_one_writers_pen(tmp_path: Path, files: list[Path]) -> No
         assert hw.render_line(f"{digits[0]}{letters[0]} Ñ{letters[1]}", writer, rng).shape[1] > 80
     gray = unipen.ink_on_textured_paper(mask, rng)
     assert gray.dtype == np.uint8 and gray.shape == mask.shape and gray.min() < 130 < gray.max()
+
+
+def test_bent_strokes_move_each_stroke_a_little_and_keep_the_character() -> None:
+    """Training variety (``UnipenWriter.bend``): an H's crossbar moves against its stems, yet no point strays
+    more than a third of the height, and a writer that does not bend draws the strokes as written."""
+    stems = [np.array([[0.0, 0.0], [0.0, 100.0]], np.float32), np.array([[60.0, 0.0], [60.0, 100.0]], np.float32)]
+    letter = (stems[0], np.array([[0.0, 50.0], [60.0, 50.0]], np.float32), stems[1])
+    rng = np.random.default_rng(3)
+    assert all(np.array_equal(a, b) for a, b in zip(unipen.bent_strokes(letter, rng, 0.0), letter))
+    bars = []
+    for _ in range(50):
+        bent = unipen.bent_strokes(letter, rng, 1.0)
+        assert [len(s) for s in bent] == [2, 2, 2]
+        assert max(float(np.abs(b - s).max()) for b, s in zip(bent, letter)) < 100 / 3
+        bars.append(float(bent[1][:, 1].mean() - (bent[0][:, 1].mean() + bent[2][:, 1].mean()) / 2))
+    assert np.std(bars) > 1.0  # the crossbar sits higher or lower than the middle of the stems
+    writer, same = unipen.UnipenWriter("w", {"H": [letter]}), np.random.default_rng(5)
+    as_written = unipen.draw_strokes(letter, same, 32.0, 2.5, float(same.uniform(0.2, 0.8)), writer.pressure)
+    assert np.array_equal(writer.draw(letter, np.random.default_rng(5), 1.0), as_written)
+    writer.bend = 1.0
+    assert not np.array_equal(writer.draw(letter, np.random.default_rng(5), 1.0), as_written)

@@ -47,14 +47,19 @@ REAL_ROOT = Path(os.environ.get("VEEDOR_CAPS_DIGITS", Path(__file__).resolve().p
 BUCKET = 16  # batches drawn at once and sorted by width, so a batch needs little padding
 
 
-def training_pool(real_root: Path = REAL_ROOT, real_weight: int = 8, unipen_share: float = 0.0) -> list[hw.Writer]:
+def training_pool(real_root: Path = REAL_ROOT, real_weight: int = 8, unipen_share: float = 0.0,
+                  stroke_bend: float = 0.0) -> list[hw.Writer]:  # fmt: skip
     """The training writers: fonts, Hershey faces and the real characters' train split; with ``unipen_share``
-    also the UNIPEN writers of the *train* part (``vision.slips.unipen.split_of``), about that share of lines."""
+    also the UNIPEN writers of the *train* part (``vision.slips.unipen.split_of``), about that share of lines,
+    their strokes bent by ``stroke_bend`` (``unipen.bent_strokes``)."""
     pool = hw.writers("train")
     if real_root.exists():
         pool += [hw.load_real_writer(real_root, "train")] * real_weight
     if unipen_share > 0 and unipen.available():
-        pens: list[hw.Writer] = list(unipen.writers("train"))
+        found = unipen.writers("train")
+        for writer in found:
+            writer.bend = stroke_bend
+        pens: list[hw.Writer] = list(found)
         repeat = max(1, round(len(pens) * (1 - unipen_share) / (unipen_share * len(pool))))
         pool = pool * repeat + pens
     return pool
@@ -64,9 +69,9 @@ class Lines(IterableDataset[list[synth.Sample]]):
     """An endless stream of batches of similar width; worker ``i`` draws from seed + i."""
 
     def __init__(self, seed: int, batch: int, slip_share: float = 0.0, emphasis: synth.Emphasis = synth.Emphasis(),
-                 unipen_share: float = 0.0, grid_share: float = 0.0) -> None:  # fmt: skip
+                 unipen_share: float = 0.0, grid_share: float = 0.0, stroke_bend: float = 0.0) -> None:  # fmt: skip
         self.seed, self.batch, self.slip_share, self.emphasis = seed, batch, slip_share, emphasis
-        self.unipen_share, self.grid_share = unipen_share, grid_share
+        self.unipen_share, self.grid_share, self.stroke_bend = unipen_share, grid_share, stroke_bend
 
     def _sample(self, rng: np.random.Generator, words: list[str], pool: list[hw.Writer]) -> synth.Sample:
         """A word from an absolute slip's board (``grid_share``), a play line cut from a slip (``slip_share``
@@ -82,7 +87,7 @@ class Lines(IterableDataset[list[synth.Sample]]):
         if info is not None:
             cv2.setNumThreads(1)  # one core per worker
         rng = np.random.default_rng(self.seed + (info.id if info else 0))
-        words, pool = synth.load_words(), training_pool(unipen_share=self.unipen_share)
+        words, pool = synth.load_words(), training_pool(unipen_share=self.unipen_share, stroke_bend=self.stroke_bend)
         while True:
             samples = [self._sample(rng, words, pool) for _ in range(self.batch * BUCKET)]
             samples.sort(key=lambda s: s.image.shape[1])
@@ -233,6 +238,8 @@ def main() -> None:
                         help="which characters --allographs draws in those shapes")
     parser.add_argument("--unipen-share", type=float, default=0.0,
                         help="share of lines written by UNIPEN writers of the train part (real pen strokes)")
+    parser.add_argument("--stroke-bend", type=float, default=0.0,
+                        help="UNIPEN writers' strokes bent anew per glyph, 0..1 (unipen.bent_strokes)")
     parser.add_argument("--entropy", type=float, default=0.0,
                         help="weight of the output's mean frame entropy subtracted from the CTC loss")
     args = parser.parse_args()
@@ -245,7 +252,8 @@ def main() -> None:
     emphasis = synth.Emphasis(args.confusable, args.circled, args.mixed_writers, args.warped, args.allographs,
                               args.allograph_chars)
     ctc = torch.nn.CTCLoss(blank=0, zero_infinity=True)
-    lines = Lines(args.seed, args.batch, args.slip_share, emphasis, args.unipen_share, args.grid_share)
+    lines = Lines(args.seed, args.batch, args.slip_share, emphasis, args.unipen_share, args.grid_share,
+                  args.stroke_bend)
     loader = DataLoader(lines, batch_size=None, num_workers=args.workers, collate_fn=collate, prefetch_factor=4,
                         persistent_workers=True)  # fmt: skip
     batches = (tuple(t.to(device, non_blocking=True) for t in batch) for batch in loader)

@@ -241,6 +241,29 @@ def draw_strokes(strokes: Sequence[Stroke], rng: np.random.Generator, height: fl
     return np.ascontiguousarray(mask[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1])
 
 
+def bent_strokes(strokes: Sequence[Stroke], rng: np.random.Generator, amount: float) -> tuple[Stroke, ...]:
+    """A character's strokes as another hand might place and bend them (training variety, ``amount`` 0..1):
+    each stroke turned up to 8 * amount degrees, scaled by 1 +- 0.12 * amount and moved up to 0.08 * amount
+    of the character's height, about its own centre; each bent by a slow wave across it of up to 0.04 *
+    amount heights; then the whole character sheared by up to 0.25 * amount and stretched in x by 1 +- 0.15 *
+    amount, about its centre. Units are the collection's (y down); ``draw_strokes`` scales to pixels."""
+    points = np.concatenate(strokes)
+    height, middle = max(float(np.ptp(points[:, 1])), 1e-6), points.mean(axis=0)
+    out = []
+    for stroke in strokes:
+        centre = stroke.mean(axis=0)
+        turn = np.deg2rad(rng.uniform(-8, 8) * amount)
+        scale = 1 + rng.uniform(-0.12, 0.12) * amount
+        matrix = scale * np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+        moved = (stroke - centre) @ matrix.T + centre + rng.uniform(-0.08, 0.08, 2) * amount * height
+        t = np.linspace(0, 1, len(stroke))[:, None]
+        wave = np.sin(np.pi * (t * rng.uniform(0.5, 2.0) + rng.uniform(0, 1)))
+        out.append(moved + wave * rng.uniform(-0.04, 0.04, 2) * amount * height)
+    shear, stretch = rng.uniform(-0.25, 0.25) * amount, 1 + rng.uniform(-0.15, 0.15) * amount
+    glyph = np.array([[stretch, shear], [0.0, 1.0]])
+    return tuple(((s - middle) @ glyph.T + middle).astype(np.float32) for s in out)
+
+
 @dataclass(eq=False)
 class UnipenWriter:
     """One UNIPEN writer (a file): draws a capital or digit from that writer's own samples, in a pen of
@@ -253,6 +276,7 @@ class UnipenWriter:
     fallback: UnipenWriter | None = None
     pressure: float = 0.25
     bank: dict[str, list[UnipenWriter]] = field(default_factory=dict, repr=False)  # the part's writers by character
+    bend: float = 0.0  # training only: each glyph's strokes bent anew by ``bent_strokes`` (0: as written)
 
     def glyph(self, char: str, rng: np.random.Generator, pen: float) -> Mask:
         writer: UnipenWriter | None = self
@@ -271,6 +295,8 @@ class UnipenWriter:
 
     def draw(self, strokes: tuple[Stroke, ...], rng: np.random.Generator, pen: float) -> Mask:
         # at 32 px of cap height the line's pen is 2.5 * pen px (``handwriting.render_line``'s pen_scale)
+        if self.bend > 0:
+            strokes = bent_strokes(strokes, rng, self.bend)
         return draw_strokes(strokes, rng, 32.0, 2.5 * pen, float(rng.uniform(0.2, 0.8)), self.pressure)
 
     def digits(self) -> int:
