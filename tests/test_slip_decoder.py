@@ -137,6 +137,14 @@ def test_an_illegal_placement_is_read_as_written(small_lexicon: Lexicon) -> None
     assert result["reason"]
 
 
+def test_a_reading_that_lays_more_tiles_than_a_rack_holds_goes_to_the_arbiter(small_lexicon: Lexicon) -> None:
+    """A1 CASACASA would lay eight tiles from a rack of seven (C.6): no player laid it, so the reading is most likely
+    wrong (a coordinate misread off the player's tiles), and it is not scored 0 as written. Seven tiles still are."""
+    result = verdict(small_lexicon, f"{CHORIZO} AACSEIO 0/0 0", "A1 CASACASA")
+    assert (result["verdict"], result["flags"], result["reading"]) == ("flagged", ["illegible"], "A1 CASACASA")
+    assert verdict(small_lexicon, f"{CHORIZO} AACSEIO 0/0 0", "A1 CASACAS")["verdict"] == "invalid"
+
+
 def test_two_plays_written_are_flagged(small_lexicon: Lexicon) -> None:
     result = verdict(small_lexicon, f"{CHORIZO} AACSEIO 0/0 0", "12F CASA 11E CASO")
     assert result["verdict"] == "flagged" and result["flags"] == ["several_plays"]

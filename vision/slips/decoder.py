@@ -52,6 +52,7 @@ from rules_core.board import Board
 from rules_core.lexicon import Lexicon
 from rules_core.movegen import ScoredPlay, generate_plays
 from rules_core.notation import NotationError, Play
+from rules_core.scoring import RACK_SIZE
 from rules_core.slips import Slip, score_slip
 
 from . import ctc, tokens
@@ -323,6 +324,11 @@ def _rack_blanks_used(board: Board, play: Play) -> int:
     return sum(1 for sq, t in zip(play.squares(), play.word) if board[sq] == 0 and is_blank(t))
 
 
+def _tiles_placed(board: Board, play: Play) -> int:
+    """How many of the play's squares are empty on ``board``: the tiles it would lay from the rack."""
+    return sum(1 for sq in play.squares() if board[sq] == 0)
+
+
 @dataclass(frozen=True)
 class Scored:
     """A line scored against a candidate set, before any prior: the raw top reading and
@@ -492,6 +498,8 @@ def _decide_reading(best: Option, reading: str, shown: tuple[Option, ...], board
         return Decision(reading, None, None, "flagged", ("illegible",), confidence, shown)
     if _rack_blanks_used(board, play) > sum(1 for t in rack if t == BLANK):
         return Decision(reading, None, None, "flagged", ("circled_without_blank",), confidence, shown)
+    if _tiles_placed(board, play) > RACK_SIZE:  # C.6: no player laid it; most likely the coordinate is misread
+        return Decision(reading, None, None, "flagged", ("illegible",), confidence, shown)
     if confidence < limits.invalid or not sure or not limits.read_as_written(glyphs):
         return Decision(reading, None, None, "flagged", ("illegible",), confidence, shown)
     result = score_slip(board, rack, lexicon, Slip(written))
