@@ -320,13 +320,9 @@ def split_plays(text: str) -> list[str]:
     return found if position == len(text) and found else []
 
 
-def _rack_blanks_used(board: Board, play: Play) -> int:
-    return sum(1 for sq, t in zip(play.squares(), play.word) if board[sq] == 0 and is_blank(t))
-
-
-def _tiles_placed(board: Board, play: Play) -> int:
-    """How many of the play's squares are empty on ``board``: the tiles it would lay from the rack."""
-    return sum(1 for sq in play.squares() if board[sq] == 0)
+def _tiles_placed(board: Board, play: Play) -> list[Tile]:
+    """The tiles a play would lay from the rack: those on squares empty on ``board``."""
+    return [t for sq, t in zip(play.squares(), play.word) if board[sq] == 0]
 
 
 @dataclass(frozen=True)
@@ -496,9 +492,10 @@ def _decide_reading(best: Option, reading: str, shown: tuple[Option, ...], board
         play = Play.from_notation(written)
     except NotationError:
         return Decision(reading, None, None, "flagged", ("illegible",), confidence, shown)
-    if _rack_blanks_used(board, play) > sum(1 for t in rack if t == BLANK):
+    placed = _tiles_placed(board, play)
+    if sum(1 for t in placed if is_blank(t)) > sum(1 for t in rack if t == BLANK):
         return Decision(reading, None, None, "flagged", ("circled_without_blank",), confidence, shown)
-    if _tiles_placed(board, play) > RACK_SIZE:  # C.6: no player laid it; most likely the coordinate is misread
+    if len(placed) > RACK_SIZE:  # C.6: no player laid it; most likely the coordinate is misread
         return Decision(reading, None, None, "flagged", ("illegible",), confidence, shown)
     if confidence < limits.invalid or not sure or not limits.read_as_written(glyphs):
         return Decision(reading, None, None, "flagged", ("illegible",), confidence, shown)
