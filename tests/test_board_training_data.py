@@ -1,16 +1,22 @@
 """The cell classifier's training crops (``models.board.data``): the share of blank tiles a
 scene is drawn with (``make_data --blanks``), so that blanks can be made as common as training needs,
-and the font families its tiles are set in (``make_data --families``)."""
+the font families its tiles are set in (``make_data --families``), and letters drawn bolder, thinner,
+wider or slanted than their font (``make_data --reshaped``)."""
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from models.board import data
+from models.board import data, make_data
+from vision.board import render as R
 from vision.board import render_random
 from vision.board.labels import BLANK, CLASSES, EMPTY
-from vision.board.render_designs import family_of
+from vision.board.render_designs import FONT_FAMILIES, family_of
+from vision.board.render_tiles import reshape_glyph, tile_face
 
 
 def _labels(blanks: float | None, seed: int = 3) -> set[str]:
@@ -42,3 +48,55 @@ def test_scenes_drawn_with_font_families_set_their_tiles_in_those_families_only(
     for _ in range(3):
         data.render_samples(rng, "train", keep_empty=0.0, hands=0, designs=("green", "beige"), families=("DejaVu Serif", "FreeSerif"))
     assert fonts and {family_of(f) for f in fonts} <= {"DejaVu Serif", "FreeSerif"}
+
+
+def _ink(text: str, **shape: float) -> np.ndarray:
+    """How dark each pixel of a tile face drawn in a train font is (0 the bare face), value corner cut off."""
+    style = R.TileStyle(font=R.available_fonts(R.TRAIN_FONTS)[0], value_corner="br", **shape)  # type: ignore[arg-type]
+    grey = tile_face(text, style).mean(axis=2)
+    ink = np.clip(np.median(grey) - grey, 0, None)
+    ink[int(0.72 * ink.shape[0]) :, int(0.72 * ink.shape[1]) :] = 0
+    return ink
+
+
+def test_a_reshaped_letter_is_bolder_thinner_wider_or_slanted_as_asked() -> None:
+    plain = _ink("H")
+    assert _ink("H", weight=1.0).sum() > 1.3 * plain.sum() > 1.3 * 1.1 * _ink("H", weight=-0.4).sum()
+    assert _width(_ink("H", stretch=1.2) > 60) >= 1.12 * _width(plain > 60)
+    slanted = _ink("I", slant=0.2) > 60
+    rows = np.nonzero(slanted.any(axis=1))[0]
+    top, bottom = np.nonzero(slanted[rows[:3]])[1].mean(), np.nonzero(slanted[rows[-3:]])[1].mean()
+    assert top - bottom > 0.1 * len(rows)  # leans right, as italics do
+
+
+def _width(ink: np.ndarray) -> int:
+    return int(np.ptp(np.nonzero(ink.any(axis=0))[0]))
+
+
+def test_an_unchanged_shape_leaves_the_letter_where_the_font_drew_it() -> None:
+    mask = np.zeros((43, 43), np.uint8)
+    mask[8:35, 12:20] = 255
+    assert np.array_equal(reshape_glyph(mask, R.TileStyle()), mask)
+
+
+def test_scenes_drawn_reshaped_keep_their_labels_and_scenes_drawn_plain_are_as_before() -> None:
+    def crops(**reshaped: float) -> tuple[np.ndarray, np.ndarray]:
+        return data.render_samples(np.random.default_rng(11), "train", keep_empty=0.0, hands=0, designs=("beige",), **reshaped)  # type: ignore[arg-type]
+
+    (before, labels), (plain, plain_labels), (changed, changed_labels) = crops(), crops(reshaped=0.0), crops(reshaped=1.0)
+    assert np.array_equal(before, plain) and np.array_equal(labels, plain_labels)
+    assert np.array_equal(labels, changed_labels) and not np.array_equal(before, changed)
+
+
+def test_crops_are_refused_when_a_family_to_draw_from_is_not_installed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Its tiles would be set in DejaVu Sans, and a model trained on them would see one family too many."""
+    installed = render_random.font_path
+    monkeypatch.setattr(render_random, "font_path", lambda name: None if name in FONT_FAMILIES["Cardo"][1] else installed(name))
+    out = tmp_path / "crops.npz"
+    argv = ["make_data", str(out), "--scenes", "1", "--no-photos", "--designs", "beige", "--families", "DejaVu Serif,Cardo"]
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(SystemExit):
+        make_data.main()
+    assert "fonts not installed for: Cardo" in capsys.readouterr().err and not out.exists()

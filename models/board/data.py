@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
@@ -28,6 +28,7 @@ from vision.board.cells import board_crops
 from vision.board.find import find_board
 from vision.board.geometry import GRID_CORNERS, SIZE, apply_homography
 from vision.board.labels import INDEX, class_of_truth
+from vision.board.render_random import reshaped_letters
 
 REPO: Final = Path(__file__).resolve().parents[2]
 SHARED: Final = Path(os.environ.get("VEEDOR_SHARED", REPO.parent / "shared"))
@@ -82,17 +83,21 @@ def render_samples(
     designs: tuple[str, ...] = (),
     blanks: float | None = None,
     families: tuple[str, ...] = (),
+    reshaped: float = 0.0,
 ) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
     """Crops and labels of one random rendered scene (empties kept with probability
     ``keep_empty``, the centre star square always; ``foreign`` the share of tiles with a
     non-Spanish letter and ``blanks`` the share of blanks, None for the renderer's; ``designs``: a
     board design drawn from these for each scene, tiles from the font families of the split's part,
-    ``render_designs``, or from one of ``families``)."""
+    ``render_designs``, or from one of ``families``; ``reshaped``: the share of scenes whose letters'
+    shape is changed, ``render_random.reshaped_letters``)."""
     shares = {name: share for name, share in (("foreign", foreign), ("blanks", blanks)) if share is not None}
     cells = R.random_cells(rng, **shares) if shares else None  # None: the renderer draws them, as before
     design = str(rng.choice(designs)) if designs else None
     family = str(rng.choice(families)) if families else None  # no draw without: earlier commands make the same crops
     scene = R.random_scene(rng, cells, split=split, width=width, height=height, hands=hands, design=design, family=family)
+    if reshaped and rng.random() < reshaped:  # no draw without: earlier commands make the same crops
+        scene = replace(scene, tiles=reshaped_letters(rng, scene.tiles))
     frame = R.render(scene)
     crops = board_crops(frame.image, jittered(frame.image_from_board, rng, 0.05))
     labels = np.array([INDEX[name] for row in frame.labels for name in row], np.int64)

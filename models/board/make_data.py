@@ -14,6 +14,7 @@ import numpy as np
 
 from vision.board.labels import INDEX
 from vision.board.render_designs import families as part_families
+from vision.board.render_random import uninstalled_families
 
 from . import data
 
@@ -34,6 +35,8 @@ def main() -> None:
     parser.add_argument("--designs", default="", help='board designs drawn from, comma-separated (e.g. "green,beige,black"; default: the green board alone)')
     parser.add_argument("--families", default="", help="with --designs: the tiles' font family drawn from these train families, "
                         "comma-separated (default: any of the split's part)")
+    parser.add_argument("--reshaped", type=float, default=0.0, help="share of scenes whose letters are bolder or thinner, wider or "
+                        "narrower, slanted (render_random.reshaped_letters)")
     args = parser.parse_args()
     designs = tuple(d for d in args.designs.split(",") if d)
     families = tuple(f for f in args.families.split(",") if f)
@@ -41,6 +44,9 @@ def main() -> None:
         parser.error("--families needs --designs")
     if not set(families) <= set(train_families):
         parser.error(f"not train font families: {', '.join(sorted(set(families) - set(train_families)))}")
+    missing = uninstalled_families(families or train_families) if designs else []
+    if missing:  # their tiles would be set in DejaVu Sans: crops of one family where many were meant
+        parser.error(f"fonts not installed for: {', '.join(missing)} (`make train-packages` installs them)")
     cv2.setNumThreads(1)
     rng = np.random.default_rng(args.seed)
     xs, ys, src = [], [], []
@@ -59,7 +65,7 @@ def main() -> None:
     for i in range(args.scenes):
         hands = None if args.max_hands is None else int(rng.integers(0, args.max_hands + 1))
         x, y = data.render_samples(rng, args.split, args.keep_empty, hands=hands, foreign=args.foreign, designs=designs, blanks=args.blanks,
-                                   families=families)
+                                   families=families, reshaped=args.reshaped)
         xs.append(x); ys.append(y); src.append(np.zeros(len(y), np.int8))
         if i % 100 == 0:
             print(f"scene {i}: {sum(len(y) for y in ys)} crops, {time.time() - start:.0f}s", flush=True)

@@ -179,14 +179,6 @@ def bench_designs(count: int, seed: int = 60606, part: str | None = None) -> dic
     return {"designs": designs, "families": fonts}
 
 
-def uninstalled_families(part: str) -> list[str]:
-    """The font families of ``part`` without one font file installed."""
-    from vision.board.render_designs import FONT_FAMILIES, families
-    from vision.board.render_random import font_path
-
-    return [f for f in families(part) if not any(font_path(name) for name in FONT_FAMILIES[f][1])]
-
-
 def design_lines(figures: dict[str, Any]) -> list[str]:
     """The per-design and per-family tables."""
     lines = ["", "| board design (held-out colours, no hand) | found | tile/empty wrong | blanks found | Spanish letters right | non-Spanish read as Spanish |",
@@ -298,7 +290,10 @@ def main() -> None:
     args = parser.parse_args()
     cv2.setNumThreads(1)
     if args.designs_in:
-        missing = uninstalled_families(args.designs_in)
+        from vision.board.render_designs import families
+        from vision.board.render_random import uninstalled_families
+
+        missing = uninstalled_families(families(args.designs_in))
         if missing:  # the renderer would set their tiles in DejaVu Sans and the figures would lie
             parser.error(f"fonts not installed for: {', '.join(missing)} (`make train-packages` installs them)")
         print("\n".join(design_lines(bench_designs(args.count, args.seed, args.designs_in))))

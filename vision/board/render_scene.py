@@ -67,6 +67,12 @@ class TileStyle:
     height: float = 0.2  # thickness in cells, for the side and the parallax
     ink: tuple[int, int, int] = (20, 20, 22)
     value_corner: str = "br"  # where the value is printed: "br", "bl" or "tr"
+    # The letter's shape changed from its font's, for training (``render_tiles.reshape_glyph``):
+    # ink grown (+) or thinned (-) by ``weight`` texture pixels a side, widened by ``stretch``,
+    # slanted by ``slant`` (x per y, + leaning right). The defaults draw the font as it is.
+    weight: float = 0.0
+    stretch: float = 1.0
+    slant: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,13 @@ def tile_face(text: str, style: TileStyle) -> ImageU8:
     face = Image.new("RGB", (px, px), style.face[::-1])
     draw = ImageDraw.Draw(face)
     if text not in ("", BLANK_TILE):
-        _draw_letter(draw, text, style, px)
+        if _reshaped(style):
+            mask = Image.new("L", (px, px), 0)
+            _draw_letter(ImageDraw.Draw(mask), text, style, px, 255)
+            face.paste(style.ink[::-1], (0, 0), Image.fromarray(reshape_glyph(np.asarray(mask), style)))
+        else:
+            _draw_letter(draw, text, style, px, style.ink)
+        _draw_value(draw, text, style, px)
     arr = np.asarray(face)[..., ::-1].copy()
     shade = np.linspace(1.04, 0.94, px, dtype=np.float32)[:, None, None]
     return np.clip(arr.astype(np.float32) * shade, 0, 255).astype(np.uint8)
@@ -42,10 +48,31 @@ def _font(path: str, size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
         return ImageFont.load_default(size)
 
 
-def _draw_letter(draw: ImageDraw.ImageDraw, text: str, style: TileStyle, px: int) -> None:
+def _reshaped(style: TileStyle) -> bool:
+    return style.weight != 0.0 or style.stretch != 1.0 or style.slant != 0.0
+
+
+def reshape_glyph(mask: NDArray[np.uint8], style: TileStyle) -> NDArray[np.uint8]:
+    """A letter's coverage (``px x px``, 0..255) widened by ``style.stretch`` and slanted by
+    ``style.slant`` about the tile's centre, then its ink grown or thinned by ``style.weight``
+    pixels a side (the edge moved along the signed distance to it, antialiased over a pixel)."""
+    px = mask.shape[0]
+    centre = px / 2
+    affine = np.array([[style.stretch, -style.slant, centre * (1 - style.stretch) + style.slant * centre], [0.0, 1.0, 0.0]], np.float32)
+    moved = cv2.warpAffine(mask, affine, (px, px), flags=cv2.INTER_LINEAR, borderValue=0)
+    if style.weight == 0.0:
+        return moved
+    inside = (moved >= 128).astype(np.uint8)
+    # a pixel's distance to the edge, which lies half a pixel out from the ink's outer pixels
+    to_outside, to_inside = cv2.distanceTransform(inside, cv2.DIST_L2, 3), cv2.distanceTransform(1 - inside, cv2.DIST_L2, 3)
+    coverage = np.where(inside > 0, to_outside, 1.0 - to_inside) + style.weight
+    return (np.clip(coverage, 0.0, 1.0) * 255).astype(np.uint8)
+
+
+def _draw_letter(draw: ImageDraw.ImageDraw, text: str, style: TileStyle, px: int, ink: int | tuple[int, int, int]) -> None:
+    """The letter (digraphs as two narrowed letters) in ``ink``; the value is ``_draw_value``'s."""
     size = int(round(CELL * style.letter_size))
     font = _font(style.font, size)
-    ink = style.ink
     box = draw.textbbox((0, 0), text, font=font, anchor="ls")
     width = box[2] - box[0]
     cap = max(1, -draw.textbbox((0, 0), "H", font=font, anchor="ls")[1])
@@ -61,6 +88,11 @@ def _draw_letter(draw: ImageDraw.ImageDraw, text: str, style: TileStyle, px: int
         x = (px - width) / 2 - box[0] - px * 0.04
         y = px * 0.5 + cap * 0.5 - px * 0.02
         draw.text((x, y), text, font=font, fill=ink, anchor="ls")
+
+
+def _draw_value(draw: ImageDraw.ImageDraw, text: str, style: TileStyle, px: int) -> None:
+    """The tile's value (``VALUES``) in ``style.value_corner``, in the font as it is."""
+    ink = style.ink
     value = VALUES.get(text)
     if value is not None:
         small = _font(style.font, int(round(CELL * style.value_size)))
