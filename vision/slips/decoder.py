@@ -495,9 +495,8 @@ def _decide_reading(best: Option, reading: str, shown: tuple[Option, ...], board
     placed = _tiles_placed(board, play)
     if sum(1 for t in placed if is_blank(t)) > sum(1 for t in rack if t == BLANK):
         return Decision(reading, None, None, "flagged", ("circled_without_blank",), confidence, shown)
-    if len(placed) > RACK_SIZE:  # C.6: no player laid it; most likely the coordinate is misread
-        return Decision(reading, None, None, "flagged", ("illegible",), confidence, shown)
-    if confidence < limits.invalid or not sure or not limits.read_as_written(glyphs):
+    too_many = len(placed) > RACK_SIZE  # C.6: no player laid it; most likely the coordinate is misread
+    if too_many or confidence < limits.invalid or not sure or not limits.read_as_written(glyphs):
         return Decision(reading, None, None, "flagged", ("illegible",), confidence, shown)
     result = score_slip(board, rack, lexicon, Slip(written))
     if result.valid:
