@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from .lineimage import ink_of
+from .spoilt import default_spoilt_net
 from .strikes import (
     coordinate_crossed_out,
     coordinate_struck_out,
@@ -26,6 +27,9 @@ BLOT_RADIUS: Final = 0.2  # of a box's height: ink this thick is a blot (``blott
 #                          calibration slips (fonts, real characters, UNIPEN writers), blots 0.27 or more
 LOW_ROW: Final = 0.12  # of a box's height: a short play written small under a row given up is a row from this high
 ROW_GAP: Final = 3  # px: pixel rows with little ink inside such a row (its letters' thin tops), closed
+WORD_SPOILT: Final = 0.5  # the spoilt-box network's probability from which a word box is crossed out ...
+COORDINATE_SPOILT: Final = 0.98  # ... and a coordinate box, which every slip fills (chosen on calibration hands:
+#                                  clean boxes reached 0.33 and 0.86, spoilt ones 0.73 and 0.997 at the least)
 
 
 def blotted(gray: np.ndarray) -> bool:
@@ -69,7 +73,7 @@ def visible_coordinate(gray: np.ndarray) -> np.ndarray:
 
 
 def play_spoilt(whole_word: np.ndarray, word: np.ndarray, coordinate: np.ndarray | None = None,
-                 whole_coordinate: np.ndarray | None = None) -> bool:  # fmt: skip
+                whole_coordinate: np.ndarray | None = None, *, network: bool = True) -> bool:  # fmt: skip
     """Whether the play written in a slip's boxes is spoilt (D.III.20.4): a blot anywhere in the coordinate box
     (``whole_coordinate``; ``coordinate`` when not given) or the word box (``whole_word``), the word box struck out
     whole unless it holds a row crossed out above or below the row that stands (``visible_row``: a correction; a line
@@ -77,10 +81,14 @@ def play_spoilt(whole_word: np.ndarray, word: np.ndarray, coordinate: np.ndarray
     with no correction in it, struck out with one line or crossed out with an X
     (``strikes.coordinate_struck_out``, ``coordinate_crossed_out``: the new coordinate written elsewhere is the
     arbiter's to read), or the ``word`` or ``coordinate`` left visible after a correction (``visible_part``,
-    ``visible_coordinate``) struck out too."""
+    ``visible_coordinate``) struck out too. With a coordinate box, a box with no correction found in it is also
+    judged by the spoilt-box network (``spoilt``, ``WORD_SPOILT``, ``COORDINATE_SPOILT``): it sees a zigzag over a
+    coordinate, which the rules take for a written M or N, and one over two letters whose path bends with them
+    (``network`` False: the rules alone)."""
     if blotted(whole_word) or (word is not whole_word and struck(word)):
         return True
-    if struck(whole_word) and visible_row(whole_word) is whole_word:
+    judged = network and coordinate is not None and word is whole_word  # it knows a slip's two boxes, whole
+    if (struck(whole_word) or (judged and _looks_spoilt(whole_word, WORD_SPOILT))) and visible_row(whole_word) is whole_word:
         return True
     if coordinate is None:
         return False
@@ -90,7 +98,14 @@ def play_spoilt(whole_word: np.ndarray, word: np.ndarray, coordinate: np.ndarray
     if coordinate is not whole_coordinate:  # corrected: the coordinate left visible
         return struck(coordinate)
     mask = ink_of(coordinate) > 0.35
-    return coordinate_struck_out(mask) or coordinate_crossed_out(mask)
+    ruled = coordinate_struck_out(mask) or coordinate_crossed_out(mask)
+    return ruled or (network and _looks_spoilt(coordinate, COORDINATE_SPOILT))
+
+
+def _looks_spoilt(gray: np.ndarray, least: float) -> bool:
+    """Whether the spoilt-box network gives a box with writing in it (``text_rows``) at least ``least``: it was
+    trained on written boxes only, and a box with nothing written in it is not crossed out."""
+    return text_rows(gray) > 0 and default_spoilt_net().probability(gray) >= least
 
 
 def text_rows(gray: np.ndarray) -> int:

@@ -25,7 +25,7 @@ import numpy as np
 
 from . import ctc, tokens
 from .decoder import CandidateSet, Scored
-from .recognizer import MODEL_DIR, ModelError
+from .recognizer import MODEL_DIR, ModelError, one_thread_session
 
 GLYPH_MODEL: Final = MODEL_DIR / "glyph_recognizer.onnx"
 GLYPHS: Final = tokens.CAPITALS + tokens.DIGITS
@@ -101,14 +101,9 @@ class GlyphRecognizer:
     """The glyph classifier (``GLYPH_MODEL``), one thread; ``log_probs`` of windows (``windows``)."""
 
     def __init__(self, model: Path = GLYPH_MODEL) -> None:
-        import onnxruntime
-
         if not model.exists():
             raise ModelError(f"{model}: no existe el modelo de caracteres del lector de papeletas")
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        self._session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        self._session = one_thread_session(model)
         self._input = self._session.get_inputs()[0].name
 
     def log_probs(self, images: np.ndarray) -> np.ndarray:

@@ -166,12 +166,14 @@ def _notation_read(board: np.ndarray | None, coordinate: np.ndarray, word: np.nd
     who writes the play in more than one notation hands in one play visible and clearly crosses out the others (a
     blot, one line, an X or a zigzag: ``blotted``, ``struck``): the board's play crossed out and the boxes' not, the
     boxes are read; the boxes' crossed out, the board is. A blot anywhere in the word box (``whole_word``) spoils
-    it: a blot is no correction."""
+    it: a blot is no correction. Which of two notations stands is judged by the strike rules alone: the
+    spoilt-box network may send a slip to the arbiter, never choose the play scored (a box it alone takes for
+    crossed out is still a play, compared with the board's)."""
     boxes_box = layout.FIELDS["coordenada"].pixels()[:2] + layout.FIELDS["palabra"].pixels()[2:]
-    boxes_spoilt = play_spoilt(whole_word, word, coordinate, whole_coordinate)
     written = absolute.written_cells(board) if board is not None else []
     if board is None or not written:
-        return NotationRead(None, boxes_box, boxes_spoilt)
+        return NotationRead(None, boxes_box, play_spoilt(whole_word, word, coordinate, whole_coordinate))
+    boxes_spoilt = play_spoilt(whole_word, word, coordinate, whole_coordinate, network=False)
     board_spoilt = absolute.blotted(board, written) or absolute.struck(board, written)
     boxes_written = text_rows(coordinate) + text_rows(word) > 0
     if board_spoilt and boxes_written and not boxes_spoilt:

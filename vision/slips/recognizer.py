@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 
@@ -28,12 +28,20 @@ class ModelError(RuntimeError):
     """The recogniser's model is missing or does not match the reader's alphabet."""
 
 
+def one_thread_session(model: Path) -> Any:
+    """An onnxruntime session of ``model`` on one CPU thread: the reader runs beside cameras and the web app."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    return onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+
+
 class Recognizer:
     """One loaded model; ``labels`` are its classes, which must equal ``tokens.TOKENS``."""
 
     def __init__(self, model: Path = DEFAULT_MODEL) -> None:
-        import onnxruntime
-
         if not model.exists():
             raise ModelError(f"{model}: no existe el modelo del lector de papeletas")
         labels_path = model.with_name("labels.json")
@@ -42,10 +50,7 @@ class Recognizer:
             raise ModelError(f"{labels_path}: las clases del modelo no son las del lector (vision/slips/tokens.py)")
         self.labels: tuple[str, ...] = tuple(labels)
         self.model_path = model
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        self._session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        self._session = one_thread_session(model)
         self._input = self._session.get_inputs()[0].name
 
     def log_probs(self, line: np.ndarray) -> np.ndarray:

@@ -24,7 +24,7 @@ import numpy as np
 
 from . import absolute
 from .decoder import CandidateSet, Scored
-from .recognizer import MODEL_DIR, ModelError
+from .recognizer import MODEL_DIR, ModelError, one_thread_session
 
 SQUARE_MODEL: Final = MODEL_DIR / "square_recognizer.onnx"
 LETTERS: Final = tuple("A B C CH D E F G H I J L LL M N Ñ O P Q R RR S T U V X Y Z".split())
@@ -130,14 +130,9 @@ class SquareRecognizer:
     """The committed square classifier, run by onnxruntime on one thread."""
 
     def __init__(self, model: Path = SQUARE_MODEL) -> None:
-        import onnxruntime
-
         if not model.exists():
             raise ModelError(f"{model}: no existe el modelo de las casillas del tablero")
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        self._session = onnxruntime.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+        self._session = one_thread_session(model)
         labels = self._session.get_modelmeta().custom_metadata_map.get("letters", "")
         if tuple(labels.split()) != LETTERS:
             raise ModelError(f"{model}: las letras del modelo no son las del lector (vision/slips/squares.py)")
