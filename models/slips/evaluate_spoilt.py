@@ -20,26 +20,22 @@ from PIL import Image, ImageDraw, ImageFont
 from models.slips import cases
 from models.slips.spoilt_data import KINDS, spoilt_boxes
 from vision.slips import boxes as box_rules
-from vision.slips.lineimage import ink_of
 from vision.slips.spoilt import SPOILT_MODEL, SpoiltBoxNet
-from vision.slips.strikes import coordinate_crossed_out, coordinate_struck_out
 
 SPOILS = tuple(dict.fromkeys(KINDS))  # none, strike, cross, zigzag
 
 
 def judged(box: dict[str, Any], net: SpoiltBoxNet) -> tuple[bool, bool, bool]:
-    """(the rules alone, the network alone at its bound, the reader) on one box, alone in its slip."""
+    """(the rules alone, the network alone at its bound, the reader) on one box, alone in its slip: the reader's
+    own ``boxes.play_spoilt``, without the network and with it."""
     gray = box["gray"]
     blank = np.full((gray.shape[0], 16), int(np.percentile(gray, 90)), np.uint8)  # the other box left empty
     if box["box"] == "palabra":
-        rules = box_rules.blotted(gray) or box_rules.struck(gray)
-        bound, reader = box_rules.WORD_SPOILT, box_rules.play_spoilt(gray, box_rules.visible_part(gray), blank, blank)
+        bound, boxes = box_rules.WORD_SPOILT, (gray, box_rules.visible_part(gray), blank, blank)
     else:
-        mask = ink_of(gray) > 0.35
-        rules = box_rules.blotted(gray) or coordinate_struck_out(mask) or coordinate_crossed_out(mask)
-        visible = box_rules.visible_coordinate(gray)
-        bound, reader = box_rules.COORDINATE_SPOILT, box_rules.play_spoilt(blank, blank, visible, gray)
-    return bool(rules), net.probability(gray) >= bound, bool(reader)
+        bound, boxes = box_rules.COORDINATE_SPOILT, (blank, blank, box_rules.visible_coordinate(gray), gray)
+    rules, reader = (box_rules.play_spoilt(*boxes, network=network) for network in (False, True))
+    return rules, net.probability(gray) >= bound, reader
 
 
 def plot(counts: Counter[tuple[str, str, bool]], path: Path) -> None:

@@ -1,9 +1,9 @@
 """Coordinate and word boxes as the reader cuts them from scanned slips, clean or spoilt: the spoilt-box network's
 data (``vision.slips.spoilt``; trained by ``train_spoilt.py``).
 
-Each slip holds a random coordinate (either order) and a random word of the free word list (two letters in a third of the
-slips, else three to eight; a fifth with one letter circled as a blank), written by a hand of the part. Each box
-is left clean (half) or spoilt, as ``synthetic`` spoils a play: struck out with one line, crossed out with an X,
+Each slip holds a random coordinate (either order) and a random word of the free word list (two letters in a third
+of the slips, else three to eight; a fifth with one letter circled as a blank), written by a hand of the part. Each
+box is left clean (half) or spoilt, as ``synthetic`` spoils a play: struck out with one line, crossed out with an X,
 or zigzagged, a sixth each. The slip is printed, scanned (``synthetic.scan``), found and straightened as the
 reader does it (``register.find_slips``), and both boxes cut at ``layout.FIELD_INSET``. Stored per box: the
 network's input (``spoilt.box_input``, as uint8 0..255 ink), the grey crop, the spoil and the text written.

@@ -88,7 +88,8 @@ def play_spoilt(whole_word: np.ndarray, word: np.ndarray, coordinate: np.ndarray
     if blotted(whole_word) or (word is not whole_word and struck(word)):
         return True
     judged = network and coordinate is not None and word is whole_word  # it knows a slip's two boxes, whole
-    if (struck(whole_word) or (judged and _looks_spoilt(whole_word, WORD_SPOILT))) and visible_row(whole_word) is whole_word:
+    crossed = struck(whole_word) or (judged and _looks_spoilt(whole_word, WORD_SPOILT))
+    if crossed and visible_row(whole_word) is whole_word:
         return True
     if coordinate is None:
         return False
