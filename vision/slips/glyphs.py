@@ -25,7 +25,7 @@ import numpy as np
 
 from . import ctc, tokens
 from .decoder import CandidateSet, Scored
-from .recognizer import MODEL_DIR, ModelError, one_thread_session
+from .recognizer import MODEL_DIR, one_thread_session
 
 GLYPH_MODEL: Final = MODEL_DIR / "glyph_recognizer.onnx"
 GLYPHS: Final = tokens.CAPITALS + tokens.DIGITS
@@ -101,9 +101,7 @@ class GlyphRecognizer:
     """The glyph classifier (``GLYPH_MODEL``), one thread; ``log_probs`` of windows (``windows``)."""
 
     def __init__(self, model: Path = GLYPH_MODEL) -> None:
-        if not model.exists():
-            raise ModelError(f"{model}: no existe el modelo de caracteres del lector de papeletas")
-        self._session = one_thread_session(model)
+        self._session = one_thread_session(model, "de caracteres del lector de papeletas")
         self._input = self._session.get_inputs()[0].name
 
     def log_probs(self, images: np.ndarray) -> np.ndarray:

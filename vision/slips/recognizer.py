@@ -28,9 +28,13 @@ class ModelError(RuntimeError):
     """The recogniser's model is missing or does not match the reader's alphabet."""
 
 
-def one_thread_session(model: Path) -> Any:
-    """An onnxruntime session of ``model`` on one CPU thread: the reader runs beside cameras and the web app."""
+def one_thread_session(model: Path, what: str) -> Any:
+    """An onnxruntime session of ``model`` on one CPU thread: the reader runs beside cameras and the web app.
+    A missing file is a ``ModelError`` naming it and ``what`` it is (``"del lector de papeletas"``)."""
     import onnxruntime
+
+    if not model.exists():
+        raise ModelError(f"{model}: no existe el modelo {what}")
 
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = 1
@@ -42,15 +46,13 @@ class Recognizer:
     """One loaded model; ``labels`` are its classes, which must equal ``tokens.TOKENS``."""
 
     def __init__(self, model: Path = DEFAULT_MODEL) -> None:
-        if not model.exists():
-            raise ModelError(f"{model}: no existe el modelo del lector de papeletas")
+        self._session = one_thread_session(model, "del lector de papeletas")
         labels_path = model.with_name("labels.json")
         labels = json.loads(labels_path.read_text(encoding="utf-8"))["labels"]
         if tuple(labels) != tokens.TOKENS:
             raise ModelError(f"{labels_path}: las clases del modelo no son las del lector (vision/slips/tokens.py)")
         self.labels: tuple[str, ...] = tuple(labels)
         self.model_path = model
-        self._session = one_thread_session(model)
         self._input = self._session.get_inputs()[0].name
 
     def log_probs(self, line: np.ndarray) -> np.ndarray:

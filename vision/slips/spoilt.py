@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from .lineimage import ink_of
-from .recognizer import MODEL_DIR, ModelError, one_thread_session
+from .recognizer import MODEL_DIR, one_thread_session
 
 SPOILT_MODEL: Final = MODEL_DIR / "spoilt_boxes.onnx"
 HEIGHT: Final = 32  # px: the network's input height
@@ -42,9 +42,7 @@ class SpoiltBoxNet:
     """The committed spoilt-box network (``SPOILT_MODEL``), run by onnxruntime on one thread."""
 
     def __init__(self, model: Path = SPOILT_MODEL) -> None:
-        if not model.exists():
-            raise ModelError(f"{model}: no existe el modelo de casillas tachadas del lector de papeletas")
-        self._session = one_thread_session(model)
+        self._session = one_thread_session(model, "de casillas tachadas del lector de papeletas")
         self._input = self._session.get_inputs()[0].name
 
     def probability(self, gray: np.ndarray) -> float:

@@ -130,9 +130,7 @@ class SquareRecognizer:
     """The committed square classifier, run by onnxruntime on one thread."""
 
     def __init__(self, model: Path = SQUARE_MODEL) -> None:
-        if not model.exists():
-            raise ModelError(f"{model}: no existe el modelo de las casillas del tablero")
-        self._session = one_thread_session(model)
+        self._session = one_thread_session(model, "de las casillas del tablero")
         labels = self._session.get_modelmeta().custom_metadata_map.get("letters", "")
         if tuple(labels.split()) != LETTERS:
             raise ModelError(f"{model}: las letras del modelo no son las del lector (vision/slips/squares.py)")
