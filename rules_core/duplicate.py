@@ -17,6 +17,10 @@ master play (the highest score, D.III.15) then goes on the board for everyone
 * ``master_annulled``: ``round``, ``reason``: a wrong master found in the next round
   stays on the board and is annulled for the players who played it (D.III.29);
 * ``game_ended``: ``reason`` (D.III.22).
+
+Reasons an arbiter writes (an annulment's, a correction's, the end's) are the arbiter's:
+the public reads the kind of the decision (``SlipScore.public_reason``,
+``DuplicateGame.public_end_reason``), the console and the evidence file its words.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ from .slips import Slip, SlipScore, score_slip
 
 MAX_BONUS: Final = 25  # D.III.24: bonuses should not exceed 25 points
 NO_SLIP: Final = SlipScore(None, 0, "sin papeleta")
+ANNULLED_MASTER: Final = "jugada maestra anulada"
+ARBITER_END: Final = "decisión del Juez Árbitro (D.III.22)"
 # D.III.20.1.a-d: canonical, oriented canonical, absolute board, relative board
 NOTATIONS: Final = ("canonica", "orientada", "absoluta", "relativa")
 
@@ -162,6 +168,7 @@ class DuplicateGame:
         self.pool: list[Tile] = full_bag()  # every tile not on the board: bag and rack
         self.leave: tuple[Tile, ...] = ()
         self.end_reason: str | None = None
+        self.ended_by_arbiter = False  # ``end_reason`` is then the arbiter's own words
         self.events: list[Event] = []
 
     @classmethod
@@ -176,6 +183,12 @@ class DuplicateGame:
     @property
     def ended(self) -> bool:
         return self.end_reason is not None
+
+    @property
+    def public_end_reason(self) -> str | None:
+        """Why the game ended as the public reads it: the rules' words (D.III.22), or only that
+        the arbiter decided it."""
+        return ARBITER_END if self.ended_by_arbiter and self.end_reason else self.end_reason
 
     @property
     def current(self) -> Round | None:
@@ -257,7 +270,7 @@ class DuplicateGame:
             "round": current.number if current else 0,
             "round_open": bool(current and current.master is None),
             "master_total": self.master_total,
-            "ended": self.end_reason,
+            "ended": self.public_end_reason,  # listed publicly (``/api/games``)
             "players": len(self.players),
             "bag": len(self.bag),
             "standings": [[s.player, s.total, s.rank] for s in self.standings()],
@@ -368,7 +381,8 @@ class DuplicateGame:
     def _score(self, r: Round, player: str, slip: Slip) -> SlipScore:
         result = score_slip(r.board, r.rack, self.lexicon, slip)
         if r.annulled and r.master and result.valid and result.play == r.master.notation:
-            return SlipScore(result.play, 0, f"jugada maestra anulada: {r.annulled} (D.III.29)")
+            return SlipScore(result.play, 0, f"{ANNULLED_MASTER}: {r.annulled} (D.III.29)",
+                             public=f"{ANNULLED_MASTER} (D.III.29)")  # fmt: skip
         return result
 
     def _on_master_announced(self, event: Event) -> None:
@@ -428,7 +442,8 @@ class DuplicateGame:
         r.results.update(rescored)
 
     def _on_game_ended(self, event: Event) -> None:
-        self.end_reason = str(event.data.get("reason") or "decisión del Juez Árbitro (D.III.22)")
+        given = str(event.data.get("reason") or "").strip()
+        self.end_reason, self.ended_by_arbiter = given or ARBITER_END, bool(given)
 
     def _open_round(self, number: int) -> Round:
         r = self.current

@@ -34,9 +34,10 @@ def write_rows(writer: Any, rows: Iterable[Iterable[Any]]) -> None:
 Table = tuple[list[str], list[list[Any]]]  # a header and its rows of str and int cells
 
 
-def round_results_table(game: DuplicateGame, rounds: Iterable[int] | None = None) -> Table:
+def round_results_table(game: DuplicateGame, rounds: Iterable[int] | None = None, *, private: bool = False) -> Table:
     """One line per round (all, or ``rounds``) and player: play, score, reason for 0, bonus,
-    the master and its score."""
+    the master and its score. The reason is the public's (the kind of a void slip or of an
+    annulled master) unless ``private`` (the arbiter's files): then with the arbiter's words."""
     header = ["ronda", "mesa", "jugador", "jugada", "puntos", "motivo", "bonificacion", "maestra", "puntos_maestra"]
     wanted = None if rounds is None else set(rounds)
     rows: list[list[Any]] = []
@@ -48,7 +49,8 @@ def round_results_table(game: DuplicateGame, rounds: Iterable[int] | None = None
         for player in game.players.values():
             result = r.results.get(player.id, NO_SLIP)
             rows.append([r.number, player.table, player.name, result.play or "", result.score,
-                         result.reason, bonuses.get(player.id, 0), master, r.master_score])  # fmt: skip
+                         result.reason if private else result.public_reason, bonuses.get(player.id, 0), master,
+                         r.master_score])  # fmt: skip
     return header, rows
 
 

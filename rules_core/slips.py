@@ -13,6 +13,10 @@ with the reason, checked in this order:
    as such, or seen when the rack lacks a letter written in capitals that a blank
    of the rack would supply and the play is otherwise legal;
 6. an illegal play or a word not in the lexicon (D.III.23).
+
+What an arbiter wrote stays the arbiter's: a void slip's reason shows to the public
+(``SlipScore.public_reason``) only when it is one of the causes the rules name
+(``VOID_KINDS``); any other text an arbiter gave shows as "papeleta nula".
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from .alphabet import BLANK, Tile, as_blank, is_blank
 from .board import Board
@@ -28,6 +32,16 @@ from .events import GameError
 from .lexicon import Lexicon
 from .notation import NotationError, Play
 from .validation import check_play
+
+
+VOID_KINDS: Final = frozenset({  # D.III.20.2, D.III.20.4, D.III.25: the causes of a void slip, in the words shown
+    "caligrafía ininteligible", "caligrafía ilegible", "jugador no identificable", "posición no identificable",
+    "coordenadas erróneas", "coordenadas en orden incorrecto o flecha errónea", "flecha ausente o errónea",
+    "varias jugadas anotadas", "comodín no marcado", "letra rodeada sin comodín en el atril",
+    "papeleta de otra partida", "papeleta nula",
+})  # fmt: skip
+VOID: Final = "papeleta nula"
+VOID_RULES: Final = "(D.III.20.4, D.III.25.c)"
 
 
 @dataclass(frozen=True)
@@ -89,10 +103,17 @@ class SlipScore:
     score: int
     reason: str = ""  # empty when the play is valid
     problems: tuple[str, ...] = field(default=())
+    public: str | None = None  # ``reason`` for the public when it quotes an arbiter's own words
 
     @property
     def valid(self) -> bool:
         return not self.reason
+
+    @property
+    def public_reason(self) -> str:
+        """Why the slip scored 0 as public pages and files say it: the kind of the fault, never
+        an arbiter's own words (the annulment's reason, a void slip's free text)."""
+        return self.reason if self.public is None else self.public
 
 
 def score_slip(board: Board, rack: Sequence[Tile], lexicon: Lexicon, slip: Slip) -> SlipScore:
@@ -100,7 +121,9 @@ def score_slip(board: Board, rack: Sequence[Tile], lexicon: Lexicon, slip: Slip)
     if slip.late:
         return SlipScore(slip.notation, 0, "entregada fuera de tiempo (D.III.13, D.III.25.b)")
     if slip.void:
-        return SlipScore(slip.notation, 0, f"papeleta nula: {slip.void} (D.III.20.4, D.III.25.c)")
+        named = slip.void.strip().casefold() in VOID_KINDS
+        public = None if named else f"{VOID} {VOID_RULES}"
+        return SlipScore(slip.notation, 0, f"{VOID}: {slip.void} {VOID_RULES}", public=public)
     if slip.other_notations:
         return SlipScore(slip.notation, 0, "papeleta nula: varias jugadas anotadas (D.III.20.2)")
     if not slip.notation:

@@ -94,7 +94,7 @@ def _duplicate(evidence: Evidence, found: Services, game_id: str, game: Duplicat
                                event.actor, " ".join(f for f in files if f), data.get("reason") or ""])  # fmt: skip
     evidence.add("dudas.jsonl", "".join(json.dumps(i.to_json(), ensure_ascii=False) + "\n" for i in doubts).encode())
     announced = [r.number for r in game.rounds if r.master is not None]
-    tables: dict[str, Table] = {"clasificacion": standings_table(game), "rondas": round_results_table(game, announced)}
+    tables: dict[str, Table] = {"clasificacion": standings_table(game), "rondas": round_results_table(game, announced, private=True)}
     evidence.add("resultados.xlsx", to_xlsx(tables))
     for name, table in tables.items():
         evidence.add(f"{name}.csv", to_csv(table))

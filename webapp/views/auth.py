@@ -42,6 +42,7 @@ CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "X-CSRF-Token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 SESSION_ID = "sid"  # the cookie's key for the server-side session id
+GUARD = "veedor_guard"  # the attribute that tells a guarded view: "arbiter" or "device"
 
 bp = Blueprint("auth", __name__)
 
@@ -113,6 +114,7 @@ def login_required(view: F) -> F:
         g.arbiter = login_name
         return view(*args, **kwargs)
 
+    setattr(wrapped, GUARD, "arbiter")
     return cast(F, wrapped)
 
 
@@ -136,9 +138,16 @@ def device_required(*roles: str) -> Callable[[F], F]:
             g.device = device
             return view(*args, **kwargs)
 
+        setattr(wrapped, GUARD, "device")
         return cast(F, wrapped)
 
     return decorate
+
+
+def guard_of(view: Callable[..., Any]) -> str | None:
+    """Who a view lets in: "arbiter" (``login_required``), "device" (``device_required``) or
+    None, a public view (the private-data test walks every public GET view)."""
+    return cast("str | None", getattr(view, GUARD, None))
 
 
 def wants_json() -> bool:

@@ -2,8 +2,11 @@
 
 Read-only and fit for a phone. Only rounds whose master has been announced are
 shown: the slips of the round in play stay hidden until then (D.IV.32 publishes
-results per round and per player, bonuses marked, D.III.24). Tables download as XLSX
-or CSV (``records.exports``); a classic game's page is ``classic_results``.
+results per round and per player, bonuses marked, D.III.24). What an arbiter wrote (an
+annulment's or a correction's reason, a void slip's own words, why the game was ended)
+stays on the console: these pages and files say only its kind (``SlipScore.public_reason``,
+``DuplicateGame.public_end_reason``). Tables download as XLSX or CSV
+(``records.exports``); a classic game's page is ``classic_results``.
 """
 
 from __future__ import annotations
@@ -67,10 +70,11 @@ def standings_context(game: DuplicateGame) -> dict[str, Any]:
         cumulative += r.master_score
         bonuses = game.bonuses(r)
         round_rows.append({"number": r.number, "rack": "".join(_rack(r)), "master": r.master.notation if r.master else "",
-                           "score": r.master_score, "cumulative": cumulative, "annulled": r.annulled,
+                           "score": r.master_score, "cumulative": cumulative, "annulled": r.annulled is not None,
                            "bonus": [game.players[p].name for p in bonuses]})  # fmt: skip
     return {"standings": standings, "rounds": round_rows, "master_total": total, "settings": game.settings,
-            "ended": game.end_reason, "in_play": game.current is not None and game.current.master is None}  # fmt: skip
+            "ended": game.public_end_reason,
+            "in_play": game.current is not None and game.current.master is None}  # fmt: skip
 
 
 def _rack(r: Round) -> list[str]:
@@ -90,10 +94,11 @@ def round_page(game_id: str, number: int) -> str:
         for p in sorted(live.players.values(), key=lambda p: p.table):
             result = r.results.get(p.id, NO_SLIP)
             lines.append({"player": p.id, "name": p.name, "table": p.table, "play": result.play or "",
-                          "score": result.score, "reason": result.reason, "bonus": bonuses.get(p.id, 0),
+                          "score": result.score, "reason": result.public_reason, "bonus": bonuses.get(p.id, 0),
                           "master": result.score == r.master_score and r.master_score > 0})  # fmt: skip
         lines.sort(key=lambda line: (-line["score"], line["name"]))
-        context = {"round": r, "rack": "".join(_rack(r)), "lines": lines, "numbers": sorted(rounds)}
+        context = {"round": r, "annulled": r.annulled is not None, "rack": "".join(_rack(r)), "lines": lines,
+                   "numbers": sorted(rounds)}  # fmt: skip
     return render_template("results/round.html", game=record, **context)
 
 
@@ -148,7 +153,8 @@ def player_page(game_id: str, player: str) -> str:
             mine += result.score + bonus
             master += r.master_score
             rows.append({"number": r.number, "play": result.play or "", "score": result.score,
-                         "reason": result.reason, "bonus": bonus, "master": r.master.notation if r.master else "",
+                         "reason": result.public_reason, "bonus": bonus,
+                         "master": r.master.notation if r.master else "",
                          "master_score": r.master_score, "cumulative": mine, "master_cumulative": master})  # fmt: skip
         standing = next(s for s in live.standings() if s.player == p.id)
     bars, ticks = chart_bars([(row["number"], row["master_score"], row["score"]) for row in rows])
