@@ -58,6 +58,7 @@ FLAG_TEXT: Final = {  # the reader's flags as the arbiter reads them
     "circled_without_blank": "letra rodeada sin comodín en el atril",
     "other_game": "papeleta de otra partida: no se anota aquí sin su decisión",
     "relative_notation": "notación de tablero relativo (D.III.20.1.d): el lector no la lee",
+    "no_play": "papeleta entregada sin jugada escrita",
 }
 STATUS_TEXT: Final = {"read": "leída", "flagged": "en revisión", "missing": "sin entregar"}
 CANDIDATES_SHOWN: Final = 5
