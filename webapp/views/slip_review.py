@@ -9,9 +9,9 @@ D.III.25.c); keys A, C, V (J/K move). Decisions go through ``ScanService.resolve
 into the game as ``slip`` (or ``slip_corrected``) events. Scans may also be
 uploaded here: each file is stored at once and read by the scanning service's
 thread (``/escaneos/subidas/<name>`` says what became of it). The panel also chooses
-the game plain slips (without a readable QR code) go to; every console page shows
-that choice (``plain_slips``, the context processor below). Everything needs an
-arbiter's session; POSTs the CSRF token.
+the game plain slips (without a readable QR code) go to; while pages of them wait for
+that choice, every console page says so (``plain_slips``, the context processor
+below). Everything needs an arbiter's session; POSTs the CSRF token.
 """
 
 from __future__ import annotations
@@ -81,13 +81,14 @@ def _upload_limit() -> None:
 
 @bp.app_context_processor
 def _plain_slips() -> dict[str, Any]:
-    """``plain_slips()`` for base.html: where plain slips go, on console pages with an arbiter (else None)."""
+    """``plain_slips()`` for base.html: on console pages with an arbiter, while pages of plain slips wait for a
+    game to be chosen, where they would go (else None: nothing waits, nothing to say)."""
 
     def plain_slips() -> PlainGame | None:
         if not has_request_context() or not request.path.startswith("/arbiter") or current_arbiter() is None:
             return None
         plain = _service().plain()
-        return plain if plain.ready or plain.waiting or plain.running else None  # no duplicate game: no word
+        return plain if plain.waiting else None
 
     return {"plain_slips": plain_slips}
 
