@@ -471,6 +471,10 @@ class ScanService:
         """Per player id of ``game`` (held under the games' lock): read, flagged or missing."""
         return round_status(game, self.queue, number, game_id)
 
+    def page_source(self, sha: str) -> Page | None:
+        """The page with this content address as it arrived (file name, page number), from the archives opened."""
+        return next((i.pages[sha] for i in list(self.ingestors.values()) if sha in i.pages), None)
+
     def page_path(self, sha: str) -> Path | None:
         """The stored page with this content address, from any scanner's archive."""
         if not re.fullmatch(r"[0-9a-f]{64}", sha):

@@ -5,7 +5,8 @@ flagged (waiting here) or missing. Each flagged slip shows the crop of its play
 field and the whole slip (from the archive), what was read, the flags in Spanish,
 the likeliest plays with their scores, and one-key *accept* (the proposal the
 reader made), *correct* (a typed notation) or *void* with a reason (D.III.20.4,
-D.III.25.c); keys A, C, V (J/K move). Decisions go through ``ScanService.resolve``
+D.III.25.c); keys A, C, V (J/K move); D discards a page that is no slip, once
+confirmed (nothing entered, the scan kept). Decisions go through ``ScanService.resolve``
 into the game as ``slip`` (or ``slip_corrected``) events. Scans may also be
 uploaded here: each file is stored at once and read by the scanning service's
 thread (``/escaneos/subidas/<name>`` says what became of it). The panel also chooses
@@ -190,13 +191,15 @@ def item_view(game_id: str, item: ReviewItem, game: DuplicateGame) -> dict[str, 
     player = game.players.get(item.player) if item.player else None
     proposal = item.proposal or {}
     void_reason = next((VOID_REASONS[f] for f in item.flags if f in VOID_REASONS), VOID_REASONS["illegible"])
+    who = f"{player.table} · {player.name}" if player else None
     return {
+        "name": _item_name(item, who),
         "id": item.id,
         "status": item.status,
         "status_text": _ACTION_TEXT.get(item.status, item.status),
         "round": item.round,
         "player": item.player,
-        "who": f"{player.table} · {player.name}" if player else None,
+        "who": who,
         "reading": item.reading,
         "flags": [FLAG_TEXT.get(f, f) for f in item.flags],
         "confidence": round(100 * item.confidence),
@@ -212,6 +215,18 @@ def item_view(game_id: str, item: ReviewItem, game: DuplicateGame) -> dict[str, 
         "page": url_for("slip_review.page", game_id=game_id, sha=item.page),
         "resolution": item.resolution,
     }
+
+
+def _item_name(item: ReviewItem, who: str | None) -> str:
+    """A flagged item as a discard's confirmation names it: the page it is on (file and page), whose it seems, what
+    was read."""
+    page = _service().page_source(item.page)
+    parts = [_("página %(n)s de «%(file)s»", n=page.index + 1, file=page.source) if page else _("la página escaneada")]
+    if who:
+        parts.append(_("mesa %(who)s", who=who))
+    if item.reading:
+        parts.append(_("leído «%(text)s»", text=item.reading))
+    return ", ".join(str(part) for part in parts)
 
 
 def _proposal_text(proposal: dict[str, Any]) -> str:
