@@ -81,12 +81,14 @@ def test_plain_pages_wait_until_an_arbiter_chooses_their_game_and_the_choice_is_
     assert scans.ingestors["escaner1"].pending() and scans.pending(first) == scans.pending(second) == []
     for page in ("/arbiter/", f"/arbiter/g/{first}", f"/arbiter/g/{second}/papeletas"):
         html = arbiter.get(page).get_data(as_text=True)
-        assert "Papeletas sin QR: no van a ninguna partida" in html and "1 páginas esperan" in html, page
+        assert "Papeletas sin QR: no van a ninguna partida" in html and "1 página espera." in html, page
     assert post(arbiter, f"/arbiter/g/{second}/papeletas/seguir").status_code == 302
     scans.poll("escaner1")
     (item,) = scans.pending(second)
     assert "ninguna papeleta" in item.note and scans.pending(first) == []
-    assert "Papeletas sin QR: van a «Open B»" in arbiter.get(f"/arbiter/g/{first}").get_data(as_text=True)
+    assert "Papeletas sin QR" not in arbiter.get(f"/arbiter/g/{first}").get_data(as_text=True)  # nothing waits now
+    panel = arbiter.get(f"/arbiter/g/{first}/papeletas").get_data(as_text=True)
+    assert "Las papeletas sin código QR van a «Open B», no a esta partida." in panel
     services(app).games.close()
 
     restarted = create_app({**{k: app.config[k] for k in ("TESTING", "SECRET_KEY", "DATABASE_URL", "LEXICON")},
@@ -94,23 +96,54 @@ def test_plain_pages_wait_until_an_arbiter_chooses_their_game_and_the_choice_is_
     try:
         assert scan_service(restarted).plain().game == second and scan_service(restarted).plain().by == ARBITER
         console = arbiter_client(restarted)
-        assert "Papeletas sin QR: van a «Open B»" in console.get("/arbiter/").get_data(as_text=True)
+        panel = console.get(f"/arbiter/g/{first}/papeletas").get_data(as_text=True)
+        assert "Las papeletas sin código QR van a «Open B», no a esta partida." in panel
         assert "Papeletas sin QR" not in restarted.test_client().get("/display/").get_data(as_text=True)
         assert "Papeletas sin QR" not in console.get("/display/").get_data(as_text=True)  # not a console page
     finally:
         services(restarted).games.close()
 
 
-def test_choosing_no_game_and_an_ended_game_are_said_on_the_console(app: Flask, arbiter: FlaskClient) -> None:
+def test_the_plain_slips_banner_stands_only_while_plain_pages_wait(app: Flask, arbiter: FlaskClient,
+                                                                   tmp_path: Path) -> None:  # fmt: skip
+    """Issue 67: the red banner stood on every console page with no scanner at all. It now says where plain slips
+    go only while pages of them wait for that choice; the slips panel keeps the choice, red only then."""
     game_id = duplicate_game(app)
-    assert "Papeletas sin QR: no van a ninguna partida" in arbiter.get("/arbiter/").get_data(as_text=True)
+    for page in ("/arbiter/", f"/arbiter/g/{game_id}", f"/arbiter/g/{game_id}/papeletas"):
+        assert "Papeletas sin QR" not in arbiter.get(page).get_data(as_text=True), page
+    panel = arbiter.get(f"/arbiter/g/{game_id}/papeletas").get_data(as_text=True)
+    assert 'class="flash inline-form" id="plain-slips"' in panel  # the choice, not an alarm
     post(arbiter, f"/arbiter/g/{game_id}/papeletas/seguir")
-    assert "Papeletas sin QR: van a «Open de prueba»" in arbiter.get("/arbiter/").get_data(as_text=True)
-    post(arbiter, f"/arbiter/g/{game_id}/papeletas/no-seguir")
-    assert scan_service(app).plain().game is None
-    post(arbiter, f"/arbiter/g/{game_id}/papeletas/seguir")
+    assert "Papeletas sin QR" not in arbiter.get("/arbiter/").get_data(as_text=True)
     services(app).games.append(game_id, Event("game_ended", {"reason": "fin"}))
-    assert "Papeletas sin QR" not in arbiter.get("/arbiter/").get_data(as_text=True)  # no duplicate game in play
-    second_game(app)
+    second = second_game(app)
+    assert "Papeletas sin QR" not in arbiter.get("/arbiter/").get_data(as_text=True)  # the game ended, nothing waits
+    scan_into(app, tmp_path / "escaner", "vacia.jpg", np.full((700, 900), 235, np.uint8))  # a page for no game
     html = arbiter.get("/arbiter/").get_data(as_text=True)
-    assert "«Open de prueba» ya no está en juego; elija otra partida" in html
+    assert "«Open de prueba» ya no está en juego; elija otra partida" in html and "1 página espera." in html
+    panel = arbiter.get(f"/arbiter/g/{second}/papeletas").get_data(as_text=True)
+    assert 'class="flash inline-form error" id="plain-slips"' in panel
+    post(arbiter, f"/arbiter/g/{second}/papeletas/seguir")
+    scan_service(app).poll("escaner1")
+    assert "Papeletas sin QR" not in arbiter.get("/arbiter/").get_data(as_text=True)
+
+
+def test_an_uncut_sheet_of_unused_slips_waits_for_nothing_and_asks_nothing(app: Flask, arbiter: FlaskClient,
+                                                                           tmp_path: Path) -> None:  # fmt: skip
+    """Issue 67: unused printed slips (nothing written) are no slips, of this game, of an ended one or plain."""
+    from vision.slips.ingest import split_pages
+    from vision.slips.printing import pads, slips_pdf
+
+    running = duplicate_game(app)
+    ended = second_game(app, "Open del sábado")
+    services(app).games.append(ended, Event("game_ended", {"reason": "fin del torneo"}))
+    scans = scan_service(app)
+    for number, game_id in enumerate((running, ended)):
+        pdf = slips_pdf(pads(game_id, "Open", [(f"j{t}", name, t) for t, name in PLAYERS], per_player=3))
+        scan_into(app, tmp_path / "escaner", f"hoja{number}.png", next(iter(split_pages(pdf, "hoja.pdf"))))
+    ingestor = scans.ingestors["escaner1"]
+    assert not ingestor.pending() and scans.plain().waiting == 0  # read, though no game takes plain slips
+    outcome = [r for results in ingestor.read.values() for r in results]
+    assert len(outcome) == 16 and {r["status"] for r in outcome} == {"unused"}
+    assert scans.pending(running) == [] and game_of(app, running).round(1).slips == {}
+    assert "Papeletas sin QR" not in arbiter.get("/arbiter/").get_data(as_text=True)

@@ -190,7 +190,7 @@ def test_the_log_shows_every_change_with_who_and_when(app: Flask, arbiter: Flask
     game_id = duplicate_game(app)
     post(arbiter, f"/arbiter/g/{game_id}/slip", {"table": "1", "play": "H3 AMONEN"}, headers=JSON)
     page = arbiter.get(f"/arbiter/g/{game_id}/log").text
-    assert "slip" in page and "H3 AMONEN" in page and ARBITER in page
+    assert 'class="kind-papeletas"' in page and "H3 AMONEN" in page and ARBITER in page
 
 
 def test_earlier_rounds_can_be_shown_and_corrected(app: Flask, arbiter: FlaskClient) -> None:

@@ -1,6 +1,6 @@
-"""What a slip's play boxes show: the rows of writing in a box, the part left visible after a correction (the play
-given up clearly crossed out beside, above or below the one that stands, D.III.20.2), and whether the play is spoilt
-(a blot, or the play crossed out with no other: illegible, D.III.20.4).
+"""What a slip's play boxes show: whether anything is written in a box at all, the rows of writing in a box, the part
+left visible after a correction (the play given up clearly crossed out beside, above or below the one that stands,
+D.III.20.2), and whether the play is spoilt (a blot, or the play crossed out with no other: illegible, D.III.20.4).
 
 Images are grey crops of a box (H, W), uint8, dark ink on light paper, at ``layout.PX_PER_MM``; rows and columns in
 pixels."""
@@ -13,6 +13,7 @@ from typing import Final
 import cv2
 import numpy as np
 
+from . import layout
 from .lineimage import ink_of
 from .spoilt import default_spoilt_net
 from .strikes import (
@@ -28,8 +29,23 @@ BLOT_RADIUS: Final = 0.2  # of a box's height: ink this thick is a blot (``blott
 LOW_ROW: Final = 0.12  # of a box's height: a short play written small under a row given up is a row from this high
 ROW_GAP: Final = 3  # px: pixel rows with little ink inside such a row (its letters' thin tops), closed
 WORD_SPOILT: Final = 0.5  # the spoilt-box network's probability from which a word box is crossed out ...
+MARK_CONTRAST: Final = 24.0  # grey levels under the paper: the faintest mark counted as a pen's (the reader reads
+#                               less than ``lineimage.INK_FLOOR``, 45, as paper; the simulated scanner's noise, smoothed,
+#                               reached 13 in empty boxes of 100 scans)
+MARK_MM: Final = 1.0  # a pen's mark spans at least this, across or down; a scanner's specks and dust less
 COORDINATE_SPOILT: Final = 0.98  # ... and a coordinate box, which every slip fills (chosen on calibration hands:
 #                                  clean boxes reached 0.33 and 0.86, spoilt ones 0.73 and 0.997 at the least)
+
+
+def marked(gray: np.ndarray, paper: float) -> bool:
+    """Whether a box holds any mark of a pen: a stroke ``MARK_CONTRAST`` darker than ``paper`` (the slip's paper
+    grey, measured outside the box: a box inked all over has no paper of its own), ``MARK_MM`` long or more.
+    A box without one has nothing written in it, not even a faint digit."""
+    smooth = cv2.GaussianBlur(gray, (0, 0), 0.7).astype(np.float32)
+    ink = ((paper - smooth) >= MARK_CONTRAST).astype(np.uint8)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    span = MARK_MM * layout.PX_PER_MM
+    return any(max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]) >= span for i in range(1, count))
 
 
 def blotted(gray: np.ndarray) -> bool:

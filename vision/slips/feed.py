@@ -3,7 +3,9 @@
 ``GameFeed.read_page`` is the ``ingest.Ingestor`` callback for one game: every
 slip on the page is read with the game's players and rounds; an accepted or
 invalid reading with no flag is appended at once as a ``slip`` event (source
-``escáner``, the page's content address in ``scan``); anything flagged, or
+``escáner``, the page's content address in ``scan``); a printed slip with nothing
+written on it (``LocatedSlip.unused``: one of a pad no one used) is no slip, and
+only noted ``unused`` in the page's outcome; anything flagged, or
 refused by the game (a second slip of the same player and round, a slip of
 another game), goes to the ``ReviewQueue`` with its crops, for the arbiter of this
 game. A slip from another game's pad is never read into this one: ``hold`` queues
@@ -85,6 +87,9 @@ class GameFeed:
             outcome = []
             for index, slip, note in slips:
                 game = slip.qr[0] if slip.qr else None
+                if slip.unused:
+                    outcome.append({"status": "unused", "other_game": game})
+                    continue
                 result = SlipResult(True, flags=("other_game",), game=game, rectified=slip.rectified, play_box=PLAY_BOX)
                 item = self._queue(page, index, result, note)
                 outcome.append({"status": "flagged", "review": item.id, "note": note, "other_game": game})
@@ -105,6 +110,8 @@ class GameFeed:
 
     def _submit(self, page: Page, index: int, result: SlipResult) -> dict[str, Any]:
         summary = result.to_json()
+        if result.unused:  # nothing written: no slip handed in, nothing to store or to ask
+            return {"status": "unused", **_brief(summary)}
         if result.game is not None and result.game != self.game_id:  # never read into a game it is not of
             note = f"la papeleta es de {self.describe(result.game)}; no se anota aquí sin su decisión"
             result = SlipResult(True, flags=("other_game",), game=result.game, rectified=result.rectified,

@@ -9,10 +9,12 @@ needed), the ArUco markers' from OpenCV. Eight slips per A4 page, 2 columns by
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Final
 
+import numpy as np
 from fpdf import FPDF
 
 from . import layout
@@ -47,15 +49,36 @@ def _latin1(text: str) -> str:
     return text.encode("latin-1", "replace").decode("latin-1")
 
 
+def _runs(cells: np.ndarray) -> list[tuple[int, int, int]]:
+    """The horizontal runs of set cells of a 0/1 grid: (row, first column, length), one rectangle each."""
+    runs = []
+    for r in range(cells.shape[0]):
+        row = np.concatenate([[0], cells[r].astype(np.int8), [0]])
+        edges = np.flatnonzero(np.diff(row))
+        runs += [(r, int(start), int(end - start)) for start, end in zip(edges[::2], edges[1::2])]
+    return runs
+
+
+@functools.lru_cache(maxsize=64)
+def _qr_runs(payload: str) -> tuple[int, list[tuple[int, int, int]]]:
+    """A QR code's size in modules and its dark runs (the slips of a pad share one code: made once)."""
+    modules = layout.qr_modules(payload)
+    return modules.shape[0], _runs(modules)
+
+
+@functools.lru_cache(maxsize=8)
+def _marker_runs(marker_id: int) -> list[tuple[int, int, int]]:
+    """A marker's black runs (``layout.marker_bits``: 1 is white)."""
+    return _runs(1 - layout.marker_bits(marker_id))
+
+
 def _draw_slip(pdf: FPDF, info: SlipInfo, ox: float, oy: float) -> None:
     _draw_markers(pdf, layout.MARKERS, ox, oy)
-    modules = layout.qr_modules(info.qr_payload())
+    side, runs = _qr_runs(info.qr_payload())
     x0, y0, x1, _ = layout.QR_BOX
-    cell = (x1 - x0) / (modules.shape[0] + 4)
-    for r in range(modules.shape[0]):
-        for c in range(modules.shape[1]):
-            if modules[r, c]:
-                pdf.rect(ox + x0 + (c + 2) * cell, oy + y0 + (r + 2) * cell, cell, cell, style="F")
+    cell = (x1 - x0) / (side + 4)
+    for r, c, length in runs:
+        pdf.rect(ox + x0 + (c + 2) * cell, oy + y0 + (r + 2) * cell, length * cell, cell, style="F")
     y = layout.NAME_AT[1]
     for text, size in layout.header_lines(info):
         pdf.set_font("Helvetica", size=size / 0.3528 * 0.95)
@@ -77,10 +100,8 @@ def _draw_markers(pdf: FPDF, markers: dict[int, tuple[float, float]], ox: float,
     for marker_id, (x, y) in markers.items():
         bits = layout.marker_bits(marker_id)
         cell = layout.MARKER / bits.shape[0]
-        for r in range(bits.shape[0]):
-            for c in range(bits.shape[1]):
-                if not bits[r, c]:
-                    pdf.rect(ox + x + c * cell, oy + y + r * cell, cell, cell, style="F")
+        for r, c, length in _marker_runs(marker_id):
+            pdf.rect(ox + x + c * cell, oy + y + r * cell, length * cell, cell, style="F")
 
 
 def _draw_board(pdf: FPDF, ox: float, oy: float) -> None:

@@ -9,6 +9,13 @@ read by the recogniser; the play decided with the round's position
 ``PlainTemplate`` whose fields the arbiter marked. Expected failures are values:
 ``SlipResult.found`` is False when no slip is on the scan, and doubtful facts are
 flags, never exceptions.
+
+A printed slip with nothing written in any of its boxes (``LocatedSlip.unused``: one
+of a pad, or of an uncut sheet scanned whole) is no slip handed in: its verdict is
+``unused``, and nothing of it is stored or sent to the arbiter. A slip with writing
+but an empty play (the round or table filled in, no coordinate, word nor square written)
+was handed in with no play: flagged ``no_play`` for the arbiter to confirm (it scores
+nothing, D.III.23), never stored alone, for a play too faint to see would be lost.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ import functools
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Final
 
 import cv2
 import numpy as np
@@ -27,7 +34,7 @@ from rules_core.board import Board
 from rules_core.lexicon import Lexicon
 
 from . import absolute, layout
-from .boxes import play_spoilt, text_rows, visible_coordinate, visible_part
+from .boxes import marked, play_spoilt, text_rows, visible_coordinate, visible_part
 from .decoder import (
     GRID_THRESHOLDS_FILE,
     CandidateCache,
@@ -47,6 +54,8 @@ from .register import PlainTemplate, find_slips
 from .squares import SquareRecognizer, default_square_recognizer, score_squares
 
 Position = tuple[Board, tuple[Tile, ...]]
+MARK_INSET: Final = 1.5  # mm cut from each side of a box when looking for any mark: its printed border stays out
+PLAY_FIELDS: Final = frozenset({"coordenada", "palabra", "tablero"})  # where a play is written (``LocatedSlip.written``)
 QrFacts = tuple[str, int, str]  # (game, table, player) as a slip's QR code says (``layout.qr_payload``)
 PositionOf = Callable[[int | None], Position | None]  # the round's position, given the round read
 
@@ -65,6 +74,7 @@ class SlipResult:
     """Everything read from one slip; ``verdict`` is ``flagged`` whenever ``flags`` is not empty."""
 
     found: bool
+    unused: bool = False  # a printed slip with nothing written on it: no slip handed in (``LocatedSlip.unused``)
     decision: Decision | None = None
     flags: tuple[str, ...] = ()
     game: str | None = None
@@ -81,6 +91,8 @@ class SlipResult:
 
     @property
     def verdict(self) -> str:
+        if self.unused:
+            return "unused"
         if not self.found or self.decision is None:
             return "flagged"
         return "flagged" if self.flags else self.decision.verdict
@@ -94,7 +106,7 @@ class SlipResult:
         base.update({
             "verdict": self.verdict,
             "flags": list(self.flags),
-            "score": base["score"] if self.verdict != "flagged" else None,
+            "score": base["score"] if self.verdict not in ("flagged", "unused") else None,
             "found": self.found,
             "game": self.game,
             "player": self.player,
@@ -114,6 +126,22 @@ class LocatedSlip:
     rectified: np.ndarray = field(repr=False)
     qr: QrFacts | None
     board: np.ndarray | None = field(default=None, repr=False)  # an absolute slip's whole frame (``absolute``)
+
+    @functools.cached_property
+    def written(self) -> frozenset[str]:
+        """The boxes written in by hand (of ``layout.FIELDS``: any mark of a pen, ``boxes.marked``), and ``tablero``
+        when squares are written on an absolute slip's board (``absolute.written_cells``)."""
+        paper = float(np.percentile(self.rectified, 75))  # the slip's paper: most of a slip is blank paper
+        found = {name for name, box in layout.FIELDS.items()
+                 if marked(_crop(self.rectified, box.pixels(layout.PX_PER_MM, MARK_INSET)), paper)}  # fmt: skip
+        if self.board is not None and absolute.written_cells(self.board):
+            found.add("tablero")
+        return frozenset(found)
+
+    @property
+    def unused(self) -> bool:
+        """Nothing written in any box nor on the board: a slip of a pad no one used, no slip handed in."""
+        return not self.written
 
 
 def locate_slips(gray: np.ndarray) -> list[LocatedSlip]:
@@ -329,13 +357,15 @@ class SlipReader:
                      relative_notation: bool = False) -> SlipResult:  # fmt: skip
         """A printed slip found by ``locate_slips`` (its QR code read already)."""
         rectified, qr = slip.rectified, slip.qr
-        fields = {name: _crop(rectified, box.pixels(layout.PX_PER_MM, layout.FIELD_INSET))
-                  for name, box in layout.FIELDS.items()}  # fmt: skip
-        result = SlipResult(True, rectified=rectified)
+        result = SlipResult(True, unused=slip.unused, rectified=rectified)
         if qr is not None:
             result.game, result.table, result.player = qr
             result.player_confidence = 1.0
-        elif players:
+        if result.unused:  # nothing written: nothing to read
+            return result
+        fields = {name: _crop(rectified, box.pixels(layout.PX_PER_MM, layout.FIELD_INSET))
+                  for name, box in layout.FIELDS.items()}  # fmt: skip
+        if qr is None and players:
             self._player_from_writing(result, fields["mesa"], _crop(rectified, _name_box()), players)
         coordinate, word = visible_coordinate(fields["coordenada"]), visible_part(fields["palabra"])
         notation = _notation_read(slip.board, coordinate, word, fields["palabra"], fields["coordenada"])
@@ -344,7 +374,8 @@ class SlipReader:
         return self._finish(result, join_line(coordinate, word), fields["ronda"], position_of, players, rounds,
                             several=max(text_rows(coordinate), text_rows(word)) > 1, play_box=notation.play_box,
                             current=current, grid=notation.grid, relative_notation=relative_notation,
-                            spoilt=notation.spoilt, boxes_too=notation.boxes_too)  # fmt: skip
+                            spoilt=notation.spoilt, boxes_too=notation.boxes_too,
+                            no_play=not slip.written & PLAY_FIELDS)  # fmt: skip
 
     def read_plain(self, gray: np.ndarray, template: PlainTemplate, position_of: PositionOf,
                    players: Sequence[PlayerRef] = (), rounds: Sequence[int] = (),
@@ -375,8 +406,10 @@ class SlipReader:
                 players: Sequence[PlayerRef], rounds: Sequence[int], several: bool,
                 play_box: tuple[int, int, int, int], current: int | None = None,
                 grid: tuple[np.ndarray, list[tuple[int, int]]] | None = None,
-                relative_notation: bool = False, spoilt: bool = False, boxes_too: bool = False) -> SlipResult:  # fmt: skip
-        """The slip's round, position and play decided, with every flag the arbiter needs: ``several`` plays
+                relative_notation: bool = False, spoilt: bool = False, boxes_too: bool = False,
+                no_play: bool = False) -> SlipResult:  # fmt: skip
+        """The slip's round, position and play decided, with every flag the arbiter needs: ``no_play`` written
+        (the play's boxes and board empty: the play is not read, the arbiter confirms it), ``several`` plays
         written (D.III.20.2), a play field ``spoilt`` by a blot or struck out (``blotted``, ``struck``,
         ``absolute.blotted``, ``absolute.struck``: illegible, D.III.20.4). ``boxes_too``: an absolute slip whose
         boxes hold a play as well as its board, neither crossed out: ``several_plays`` unless ``line`` says the
@@ -393,6 +426,9 @@ class SlipReader:
         round_sure = not rounds or result.round_confidence >= self.thresholds.field
         position = position_of(result.round if round_sure else None)
         result.play_box = play_box
+        if no_play:
+            result.flags = tuple(dict.fromkeys(flags + ["no_play"] + ([] if round_sure else ["position_unknown"])))
+            return result
         if position is None:
             result.flags = tuple(dict.fromkeys(flags + ["position_unknown"]))
             return result

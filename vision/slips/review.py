@@ -76,6 +76,8 @@ def proposal_for(flags: tuple[str, ...], reading: str, top_play: str | None) -> 
     """The Slip a one-key accept applies for these flags, or None when the arbiter must choose."""
     if "player_unknown" in flags or "position_unknown" in flags or "other_game" in flags:
         return None
+    if "no_play" in flags:  # handed in with no play written (``reader``): a slip without a play, 0 points (D.III.23)
+        return Slip(None, source="escáner")
     if "several_plays" in flags:
         return Slip(reading or None, other_notations=("(varias jugadas)",), source="escáner")
     if "coordinate_order" in flags:

@@ -1,6 +1,8 @@
 """Slip commands of the ``veedor`` CLI: print slips, read scans, watch the scanner's folder.
 
-* ``print-slips``: the PDF of slips for a game's players (pads of 30, D.II.8);
+* ``print-slips --game ID``: the PDF of slips for a game's players (pads of 30, D.II.8), read from the
+  database ``veedor serve`` uses (``--data``/``--db``), or from ``--players FILE`` (CSV or JSON with id,
+  name, table; the console's ``jugadores.csv`` too);
 * ``read-slip IMAGE --cgp CGP [--players FILE] [--json]``: one scanned slip;
 * ``read-move IMAGE --cgp CGP [--json]``: an image of the handwritten play alone;
   both take ``--batch FILE`` (one ``{"image": PATH, "cgp": CGP}`` per line) and then
@@ -28,6 +30,8 @@ from rules_core.cgp import CGPError, Position
 from rules_core.events import GameError
 from rules_core.lexicon import LexiconError, load_lexicon
 
+from .serve import add_storage_options, database_url
+
 PLAY_KEYS = ("reading", "play", "score", "verdict", "flags", "confidence")
 
 
@@ -38,13 +42,15 @@ class SlipInputError(ValueError):
 def add_slip_commands(commands: Any) -> None:
     """Add the slip commands to the CLI's subcommands (``argparse`` subparsers)."""
     printing = commands.add_parser("print-slips", help="PDF of slips to print for a game's players")
-    printing.add_argument("--players", type=Path, required=True, help="players: CSV or JSON with id, name, table")
     printing.add_argument("--game", required=True, help="the game's id (printed in each QR code)")
-    printing.add_argument("--name", default="", help="the game's name, printed on each slip")
+    printing.add_argument("--players", type=Path,
+                          help="players: CSV or JSON with id, name, table (default: the game's, from the database)")
+    printing.add_argument("--name", default="", help="the game's name, printed on each slip (default: its own)")
     printing.add_argument("--per-player", type=int, default=30, help="slips per player (default 30)")
     printing.add_argument("--absolute", action="store_true",
                           help="slips with a 15x15 board to write the play on (D.III.20.1.c), four a page")
     printing.add_argument("-o", "--output", type=Path, default=Path("papeletas.pdf"))
+    add_storage_options(printing)
     printing.set_defaults(run=run_print_slips)
 
     for name, helptext in (("read-slip", "read one scanned slip"), ("read-move", "read an image of a handwritten play")):
@@ -109,28 +115,70 @@ def _fail(message: str) -> int:
     return 2
 
 
+_COLUMNS = {"id": ("id", "id_jugador"), "name": ("name", "nombre"), "table": ("table", "mesa")}
+
+
 def load_players(path: Path) -> list[tuple[str, str, int]]:
-    """(id, name, table) from a CSV (header id,name,table) or a JSON list of objects."""
+    """(id, name, table) from a CSV (header id,name,table, or the console's ``jugadores.csv``: mesa;nombre;...;
+    id_jugador) or a JSON list of objects with id, name and table."""
     if not path.exists():
         raise SlipInputError(f"{path}: no existe el archivo de jugadores")
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8-sig")
     try:
-        rows = json.loads(text) if path.suffix.lower() == ".json" else list(csv.DictReader(text.splitlines()))
-        return [(str(r["id"]), str(r["name"]), int(r["table"])) for r in rows]
-    except (KeyError, ValueError, TypeError) as error:
+        if path.suffix.lower() == ".json":
+            rows = json.loads(text)
+        else:
+            lines = text.splitlines()
+            rows = list(csv.DictReader(lines, delimiter=";" if lines and ";" in lines[0] else ","))
+        return [(str(_cell(r, "id")), str(_cell(r, "name")), int(_cell(r, "table"))) for r in rows]
+    except (KeyError, ValueError, TypeError, json.JSONDecodeError) as error:
         raise SlipInputError(f"{path}: cada jugador necesita id, name y table ({error})") from None
+
+
+def _cell(row: dict[str, Any], key: str) -> Any:
+    """A player's ``key`` under any of its column names (``_COLUMNS``); KeyError naming it when none is there."""
+    for name in _COLUMNS[key]:
+        if name in row:
+            return row[name]
+    raise KeyError(key)
+
+
+def game_players(args: argparse.Namespace) -> tuple[str, list[tuple[str, str, int]]]:
+    """The name and the players (id, name, table) of duplicate game ``args.game`` in the database ``veedor serve``
+    uses (``--data``/``--db``); SlipInputError when there is no such game there."""
+    from ..records.players import players_of
+    from ..services.store import EventStore
+
+    if not args.db and not (Path(args.data) / "veedor.db").is_file():
+        raise SlipInputError(f"no hay base de datos en {args.data}: indique --data CARPETA o --db URL, "
+                             "o los jugadores con --players")  # fmt: skip
+    store = EventStore(database_url(args))
+    try:
+        record = store.game(args.game)
+        players = players_of(store.events(args.game))
+    except GameError:
+        raise SlipInputError(f"no hay ninguna partida {args.game!r} en esa base de datos") from None
+    finally:
+        store.engine.dispose()
+    if record.mode != "duplicate":
+        raise SlipInputError(f"«{record.name}» no es una partida duplicada: no lleva papeletas")
+    return record.name, [(p.id, p.name, p.table) for p in players]
 
 
 def run_print_slips(args: argparse.Namespace) -> int:
     from vision.slips.printing import pads, write_slips_pdf
 
     try:
-        players = load_players(args.players)
-        slips = pads(args.game, args.name or args.game, players, args.per_player)
+        if args.players:
+            name, players = args.game, load_players(args.players)
+        else:
+            name, players = game_players(args)
+        slips = pads(args.game, args.name or name, players, args.per_player)
         pages = write_slips_pdf(args.output, slips, absolute=args.absolute)
     except (SlipInputError, ValueError) as error:
         return _fail(str(error))
-    print(f"{args.output}: {len(players)} jugadores, {args.per_player} papeletas cada uno, {pages} páginas")
+    sheets = "1 página" if pages == 1 else f"{pages} páginas"
+    print(f"{args.output}: {len(players)} jugadores, {args.per_player} papeletas cada uno, {sheets}")
     return 0
 
 

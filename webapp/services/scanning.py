@@ -14,9 +14,10 @@ Each file is stored before it is read (``Ingestor``, within ``vision.decoding.SC
 sizes from the headers, 60 pages, PDFs rendered at 200 dpi or less); a refused file is
 kept with its reason and listed (``refused``, rebuilt from the archives at start). Every
 slip on a page goes to the game of its QR code (game, table, player) when that duplicate
-game is running; a slip without a readable QR code, or a page with no slip, goes to the
-game chosen for plain slips; a slip of a game that is not running is held, unread, in
-the review queue of the game chosen for plain slips, its note naming the other game. While no game is chosen for plain
+game is running; a printed slip with nothing written on it (one of a pad no one used) is no
+slip, and goes to no game (``unused`` in the journal); a slip without a readable QR code, or
+a page with no slip, goes to the game chosen for plain slips; a slip of a game that is not
+running is held, unread, in the review queue of the game chosen for plain slips, its note naming the other game. While no game is chosen for plain
 slips, a page that needs one waits, unread (``waiting``), and is read when one is chosen:
 nothing is ever read into a game it does not belong to. Reading goes through each game's
 ``GameFeed`` and ``LiveGames.append``; the games' lock is held to copy what the reader
@@ -301,15 +302,18 @@ class ScanService:
         """Every slip of the page into its game (see the module docstring); None: the page waits for a game
         to be chosen for plain slips. Each result names its ``game`` and its ``index`` on the page."""
         generation = self._generation
-        slips = locate_slips(gray)
+        located = locate_slips(gray)
+        unused = [{"status": "unused", "game": s.qr[0] if s.qr else None, "index": i}
+                  for i, s in enumerate(located) if s.unused]  # nothing written: no slip, for no game  # fmt: skip
+        slips = [(i, s) for i, s in enumerate(located) if not s.unused]
         running = self.running()
         plain = self.plain_game(running)
         routes, held = self._route(slips, running, plain)
-        if plain is None and (not slips or len(held) + sum(map(len, routes.values())) < len(slips)):
+        if plain is None and (not located or len(held) + sum(map(len, routes.values())) < len(slips)):
             self._waiting[page.sha] = generation
             return None
-        results: list[dict[str, Any]] = []
-        if not slips and plain is not None:
+        results: list[dict[str, Any]] = unused
+        if not located and plain is not None:
             results += [{**r, "game": plain, "index": 0} for r in self.feed(plain).read_slips(page, [])]
         for game_id, batch in routes.items():
             done = self.feed(game_id).read_slips(page, batch)
@@ -320,13 +324,13 @@ class ScanService:
         self._waiting.pop(page.sha, None)
         return sorted(results, key=lambda r: int(r["index"]))
 
-    def _route(self, slips: list[LocatedSlip], running: dict[str, GameRecord], plain: str | None) -> tuple[
+    def _route(self, slips: list[tuple[int, LocatedSlip]], running: dict[str, GameRecord], plain: str | None) -> tuple[
             dict[str, list[tuple[int, LocatedSlip]]], list[tuple[int, LocatedSlip, str]]]:  # fmt: skip
         """Slips (by index on the page) per game to read them into, and those to hold in ``plain``'s queue
         with a note; a slip that has neither (no game chosen for plain slips) is in neither."""
         routes: dict[str, list[tuple[int, LocatedSlip]]] = {}
         held: list[tuple[int, LocatedSlip, str]] = []
-        for index, slip in enumerate(slips):
+        for index, slip in slips:
             game = slip.qr[0] if slip.qr else None
             if game in running or (game is None and plain is not None):
                 routes.setdefault(game or str(plain), []).append((index, slip))
@@ -466,6 +470,10 @@ class ScanService:
     def round_status(self, game_id: str, game: DuplicateGame, number: int) -> dict[str, str]:
         """Per player id of ``game`` (held under the games' lock): read, flagged or missing."""
         return round_status(game, self.queue, number, game_id)
+
+    def page_source(self, sha: str) -> Page | None:
+        """The page with this content address as it arrived (file name, page number), from the archives opened."""
+        return next((i.pages[sha] for i in list(self.ingestors.values()) if sha in i.pages), None)
 
     def page_path(self, sha: str) -> Path | None:
         """The stored page with this content address, from any scanner's archive."""

@@ -5,13 +5,14 @@ flagged (waiting here) or missing. Each flagged slip shows the crop of its play
 field and the whole slip (from the archive), what was read, the flags in Spanish,
 the likeliest plays with their scores, and one-key *accept* (the proposal the
 reader made), *correct* (a typed notation) or *void* with a reason (D.III.20.4,
-D.III.25.c); keys A, C, V (J/K move). Decisions go through ``ScanService.resolve``
+D.III.25.c); keys A, C, V (J/K move); D discards a page that is no slip, once
+confirmed (nothing entered, the scan kept). Decisions go through ``ScanService.resolve``
 into the game as ``slip`` (or ``slip_corrected``) events. Scans may also be
 uploaded here: each file is stored at once and read by the scanning service's
 thread (``/escaneos/subidas/<name>`` says what became of it). The panel also chooses
-the game plain slips (without a readable QR code) go to; every console page shows
-that choice (``plain_slips``, the context processor below). Everything needs an
-arbiter's session; POSTs the CSRF token.
+the game plain slips (without a readable QR code) go to; while pages of them wait for
+that choice, every console page says so (``plain_slips``, the context processor
+below). Everything needs an arbiter's session; POSTs the CSRF token.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ FLAG_TEXT: Final = {  # the reader's flags as the arbiter reads them
     "circled_without_blank": "letra rodeada sin comodín en el atril",
     "other_game": "papeleta de otra partida: no se anota aquí sin su decisión",
     "relative_notation": "notación de tablero relativo (D.III.20.1.d): el lector no la lee",
+    "no_play": "papeleta entregada sin jugada escrita",
 }
 STATUS_TEXT: Final = {"read": "leída", "flagged": "en revisión", "missing": "sin entregar"}
 CANDIDATES_SHOWN: Final = 5
@@ -80,13 +82,14 @@ def _upload_limit() -> None:
 
 @bp.app_context_processor
 def _plain_slips() -> dict[str, Any]:
-    """``plain_slips()`` for base.html: where plain slips go, on console pages with an arbiter (else None)."""
+    """``plain_slips()`` for base.html: on console pages with an arbiter, while pages of plain slips wait for a
+    game to be chosen, where they would go (else None: nothing waits, nothing to say)."""
 
     def plain_slips() -> PlainGame | None:
         if not has_request_context() or not request.path.startswith("/arbiter") or current_arbiter() is None:
             return None
         plain = _service().plain()
-        return plain if plain.ready or plain.waiting or plain.running else None  # no duplicate game: no word
+        return plain if plain.waiting else None
 
     return {"plain_slips": plain_slips}
 
@@ -188,13 +191,15 @@ def item_view(game_id: str, item: ReviewItem, game: DuplicateGame) -> dict[str, 
     player = game.players.get(item.player) if item.player else None
     proposal = item.proposal or {}
     void_reason = next((VOID_REASONS[f] for f in item.flags if f in VOID_REASONS), VOID_REASONS["illegible"])
+    who = f"{player.table} · {player.name}" if player else None
     return {
+        "name": _item_name(item, who),
         "id": item.id,
         "status": item.status,
         "status_text": _ACTION_TEXT.get(item.status, item.status),
         "round": item.round,
         "player": item.player,
-        "who": f"{player.table} · {player.name}" if player else None,
+        "who": who,
         "reading": item.reading,
         "flags": [FLAG_TEXT.get(f, f) for f in item.flags],
         "confidence": round(100 * item.confidence),
@@ -210,6 +215,18 @@ def item_view(game_id: str, item: ReviewItem, game: DuplicateGame) -> dict[str, 
         "page": url_for("slip_review.page", game_id=game_id, sha=item.page),
         "resolution": item.resolution,
     }
+
+
+def _item_name(item: ReviewItem, who: str | None) -> str:
+    """A flagged item as a discard's confirmation names it: the page it is on (file and page), whose it seems, what
+    was read."""
+    page = _service().page_source(item.page)
+    parts = [_("página %(n)s de «%(file)s»", n=page.index + 1, file=page.source) if page else _("la página escaneada")]
+    if who:
+        parts.append(_("mesa %(who)s", who=who))
+    if item.reading:
+        parts.append(_("leído «%(text)s»", text=item.reading))
+    return ", ".join(str(part) for part in parts)
 
 
 def _proposal_text(proposal: dict[str, Any]) -> str:

@@ -1,4 +1,5 @@
-/* The slips panel: keys A (accept), C (correct), V (void), J/K (next/previous); reload on news. */
+/* The slips panel: keys A (accept), C (correct), V (void), D (discard a page that is no slip, once confirmed),
+   J/K (next/previous); reload on news. */
 (function () {
   "use strict";
   var panel = document.getElementById("slip-panel");
@@ -21,6 +22,13 @@
     var button = items[selected] && items[selected].querySelector(selector);
     if (button && !button.disabled) { button.click(); }
   }
+
+  /* A discard, by key or by mouse, names the page and asks first (the scan is kept either way). */
+  Array.prototype.forEach.call(document.querySelectorAll(".act-dismiss"), function (button) {
+    button.addEventListener("click", function (event) {
+      if (!window.confirm(button.getAttribute("data-confirm"))) { event.preventDefault(); }
+    });
+  });
 
   items.forEach(function (item, i) {
     item.addEventListener("focusin", function () { select(i); });
@@ -51,6 +59,7 @@
       if (input) { event.preventDefault(); input.focus(); }
     }
     else if (key === "v") { press(".act-void"); }
+    else if (key === "d") { press(".act-dismiss"); }
     else if (key === "j" || event.key === "ArrowDown") { event.preventDefault(); select(selected + 1); }
     else if (key === "k" || event.key === "ArrowUp") { event.preventDefault(); select(selected - 1); }
     else { return; }

@@ -1,0 +1,79 @@
+"""The slips panel in a real browser: one key discards a page that is no slip (issue 67).
+
+An uncut sheet, a blank page or a cover sheet scanned with the slips waited for the mouse. Now D asks, naming the
+page (its file and page number), and discards it once confirmed: nothing is entered, the scan is kept.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from flask import Flask
+from werkzeug.serving import make_server
+
+from webapp.services.shared import scan_service, services
+
+from ..test_scan_routing import scan_into
+from ..web_helpers import ARBITER, PASSWORD, duplicate_game
+
+pytest_plugins = ["tests.conftest_web"]
+
+SETTLE_MS = 5000
+
+
+@pytest.fixture()
+def served(app: Flask) -> Iterator[str]:
+    """The test app served on a free port from a thread (the test reaches its services directly)."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.port}"
+    server.shutdown()
+    thread.join(10)
+
+
+def test_d_discards_a_page_that_is_no_slip_once_confirmed_and_keeps_the_scan(app: Flask, served: str, browser: Any,
+                                                                             tmp_path: Path) -> None:  # fmt: skip
+    from playwright.sync_api import expect
+
+    game_id = duplicate_game(app)
+    scans = scan_service(app)
+    scans.choose(game_id, ARBITER)
+    scan_into(app, tmp_path / "escaner", "portada.png", np.full((700, 900), 235, np.uint8))  # a page, no slip on it
+    (item,) = scans.pending(game_id)
+
+    errors: list[str] = []
+    asked: list[str] = []
+    answer = {"accept": False}
+
+    def on_dialog(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.accept() if answer["accept"] else dialog.dismiss()
+
+    page = browser.new_page(viewport={"width": 1440, "height": 1000})
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("dialog", on_dialog)
+    page.goto(f"{served}/arbiter/g/{game_id}/papeletas")
+    page.fill("input[name=login]", ARBITER)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    expect(page.locator(f"#item-{item.id}")).to_be_visible(timeout=SETTLE_MS)
+
+    page.keyboard.press("d")  # asked, and refused: nothing happens
+    expect(page.locator(f"#item-{item.id}")).to_be_visible()
+    assert len(asked) == 1 and "página 1 de «portada.png»" in asked[0] and "el escaneo se conserva" in asked[0]
+    assert scans.item(item.id).status == "pending"
+
+    answer["accept"] = True
+    page.keyboard.press("d")  # one key, confirmed
+    expect(page.locator("#no-items")).to_be_visible(timeout=SETTLE_MS)
+    assert len(asked) == 2 and scans.item(item.id).status == "dismissed"
+    assert scans.pending(game_id) == [] and services(app).games.duplicate(game_id).round(1).slips == {}
+    assert scans.page_path(item.page) is not None  # the scan is kept
+    assert errors == []
+
