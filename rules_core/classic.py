@@ -8,7 +8,8 @@ raises ``GameError`` (a Spanish sentence, state unchanged) or updates the state;
 This module creates the game and plays its turns (C.4, C.25-C.34); the rest is
 in helpers: ``classic_state`` (turns, score sheet rows), ``classic_racks`` (rack
 text, tile supply), ``classic_events`` (the builders), ``classic_challenge``
-(C.38-C.43) and ``classic_ending`` (C.45, C.35).
+(C.38-C.43), ``classic_ending`` (C.45, C.35) and ``classic_clock`` (the table's
+clock, C.30-C.35).
 
 Conventions: players are 0 and 1 in the order of ``game_created``; player
 ``first`` (default 0, C.4.1) moves first. Racks are written as in CGP: each
@@ -21,8 +22,8 @@ Event kinds and payload keys (JSON values only):
 
 ``game_created``  players [2 names]; optional nicknames [2], lexicon, title,
                   clock ("corrido" | "no_corrido" | "temporizador", C.31-C.34),
-                  minutes (per player), first (0 | 1), cgp (a starting position;
-                  its racks and scores are the first mover's first)
+                  minutes (per player), duration (the game's, C.30), first (0 | 1),
+                  cgp (a starting position; its racks and scores are the first mover's first)
 ``play``          player, notation; optional rack, score (claimed), off_centre_accepted
 ``challenge``     optional player (the challenger, C.43); judges the last play (C.39)
 ``exchange``      player; count and/or tiles; optional rack (C.25)
@@ -30,6 +31,8 @@ Event kinds and payload keys (JSON values only):
 ``end``           optional reason ("45.1" .. "45.5"; default: the ending reached),
                   racks [2 racks, "" or null where none is needed] (C.45)
 ``time_penalty``  player; seconds_over or points (C.35), once the game has ended
+``clock_start``, ``clock_press``, ``clock_pause``, ``clock_resume``: the table's clock
+                  (``classic_clock``); the ``end`` event takes its overtime off (C.35)
 """
 
 from __future__ import annotations
@@ -42,7 +45,8 @@ from .alphabet import Tile
 from .board import Board
 from .cgp import CGPError, Position
 from .classic_challenge import judge_challenge
-from .classic_ending import detect_ending, end_game, overtime_penalty, time_penalty
+from .classic_clock import close_clock, follow_ending, pause_clock, press_clock, resume_clock, start_clock
+from .classic_ending import detect_ending, end_game, time_penalty
 from .classic_events import ClassicEvents, Payload
 from .classic_racks import TOTAL_TILES, check_supply, parse_rack, rack_text, rack_value
 from .classic_state import (
@@ -55,6 +59,7 @@ from .classic_state import (
     Turn,
     turn_row,
 )
+from .clock import new_clock, overtime_penalty
 from .events import MALFORMED, Event, GameError
 from .lexicon import Lexicon
 from .notation import NotationError, Play
@@ -102,11 +107,12 @@ class ClassicGame(ClassicEvents):
         if handler is None:
             raise GameError(f"evento desconocido en una partida clásica: {event.kind!r}")
         state = self._state.copy()
-        payload = Payload(event.kind, event.data)
+        payload = Payload(event.kind, event.data, event.at)
         if event.kind != "game_created" and not state.created:
             raise GameError("la partida no está creada: el primer evento es 'game_created'")
         try:
             handler(self, state, payload)
+            follow_ending(state, payload)
         except MALFORMED as error:
             if isinstance(error, GameError):
                 raise
@@ -218,6 +224,7 @@ class ClassicGame(ClassicEvents):
         state.minutes = payload.integer("minutes")
         if state.minutes is not None and state.minutes <= 0:
             raise GameError("el tiempo por jugador es un número positivo de minutos (C.34)")
+        state.timer = new_clock(state.clock, state.minutes, payload.integer("duration"))
         first = payload.integer("first") or 0
         if first not in (0, 1):
             raise GameError("'first' es 0 o 1: el jugador que sale (C.4)")
@@ -308,6 +315,7 @@ class ClassicGame(ClassicEvents):
 
     def _end(self, state: GameState, payload: Payload) -> None:
         end_game(state, payload, self.lexicon)
+        close_clock(state, payload)
 
     def _time_penalty(self, state: GameState, payload: Payload) -> None:
         time_penalty(state, payload)
@@ -320,6 +328,10 @@ class ClassicGame(ClassicEvents):
         "pass": _pass,
         "end": _end,
         "time_penalty": _time_penalty,
+        "clock_start": lambda _game, state, payload: start_clock(state, payload),
+        "clock_press": lambda _game, state, payload: press_clock(state, payload),
+        "clock_pause": lambda _game, state, payload: pause_clock(state, payload),
+        "clock_resume": lambda _game, state, payload: resume_clock(state, payload),
     }
 
 

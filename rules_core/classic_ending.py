@@ -5,12 +5,12 @@ with the bag empty (C.45.4), four passes in a row (C.45.2), twelve scoreless tur
 (C.45.3). The ``end`` event (``end_game``) then counts the racks left; the arbiter
 may also end a game where no one can play (C.45.1, checked against every legal
 play) or the total time is up (C.45.5, with equal turns, C.30). Once the game has
-ended, ``time_penalty`` takes 10 points per minute or fraction over the clock (C.35).
+ended, ``time_penalty`` takes 10 points per minute or fraction over the clock (C.35),
+for a player whose overtime the table's clock (``classic_clock``) did not take already.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Final
 
@@ -18,21 +18,14 @@ from .alphabet import Tile
 from .classic_events import Payload
 from .classic_racks import check_supply, parse_rack, rack_text, rack_value
 from .classic_state import Adjustment, GameState, Turn
+from .clock import OVERTIME_POINTS_PER_MINUTE, overtime_penalty
 from .events import GameError
 from .lexicon import Lexicon
 from .movegen import generate_plays
 
 PASSES_TO_END: Final = 4  # C.45.2: both players pass twice in a row
 SCORELESS_TURNS_TO_END: Final = 12  # C.45.3: six turns each
-OVERTIME_POINTS_PER_MINUTE: Final = 10  # C.35
 ENDINGS: Final = ("45.1", "45.2", "45.3", "45.4", "45.5")
-
-
-def overtime_penalty(seconds_over: float) -> int:
-    """Points lost for going over the clock: 10 per minute or fraction of a minute (C.35)."""
-    if seconds_over <= 0:
-        return 0
-    return OVERTIME_POINTS_PER_MINUTE * math.ceil(seconds_over / 60)
 
 
 def _trailing(turns: Sequence[Turn], test: Callable[[Turn], bool]) -> int:

@@ -18,11 +18,12 @@ from .events import Event, GameError
 
 
 class Payload:
-    """Typed reads of an event's data; a wrong or missing value is a GameError."""
+    """Typed reads of an event's data; a wrong or missing value is a GameError. ``at`` is the event's time."""
 
-    def __init__(self, kind: str, data: Mapping[str, Any]) -> None:
+    def __init__(self, kind: str, data: Mapping[str, Any], at: datetime | None = None) -> None:
         self.kind = kind
         self.data = data
+        self.at = at
 
     def _fail(self, key: str, what: str) -> GameError:
         return GameError(f"el evento {self.kind!r} necesita {key!r} ({what})")
@@ -91,12 +92,14 @@ class ClassicEvents:
         title: str | None = None,
         clock: str | None = None,
         minutes: int | None = None,
+        duration: int | None = None,
         first: int = 0,
         cgp: str | None = None,
         actor: str = "system",
         at: datetime | None = None,
     ) -> Event:
-        """``game_created``: the players (``first`` moves first), clock, lexicon, start position."""
+        """``game_created``: the players (``first`` moves first), clock, lexicon, start position;
+        ``duration``: the game's total minutes (C.30)."""
         data = {
             "players": list(players),
             "nicknames": list(nicknames) if nicknames is not None else None,
@@ -104,6 +107,7 @@ class ClassicEvents:
             "title": title,
             "clock": clock,
             "minutes": minutes,
+            "duration": duration,
             "first": first,
             "cgp": cgp,
         }
@@ -183,3 +187,15 @@ class ClassicEvents:
         """``time_penalty``: the clock's overtime in seconds, or the points it costs (C.35)."""
         data = {"player": player, "seconds_over": seconds_over, "points": points}
         return _event("time_penalty", data, actor, at)
+
+    @staticmethod
+    def clock_event(
+        action: str,
+        player: int | None = None,
+        *,
+        delay_ms: int | None = None,
+        actor: str = "system",
+        at: datetime | None = None,
+    ) -> Event:
+        """``clock_<action>`` (start, press, pause, resume): see ``rules_core.classic_clock``."""
+        return _event(f"clock_{action}", {"player": player, "delay_ms": delay_ms or None}, actor, at)

@@ -14,6 +14,7 @@ from typing import Final
 from .alphabet import Tile
 from .board import Board
 from .classic_racks import TOTAL_TILES
+from .clock import GameClock
 from .notation import Play
 from .scoring import RACK_SIZE
 
@@ -122,6 +123,7 @@ class GameState:
     finished: bool = False
     end_racks: tuple[str, str] | None = None
     adjustments: list[Adjustment] = field(default_factory=list)
+    timer: GameClock | None = None  # the table's clock (``classic_clock``), when the game has one
 
     def copy(self) -> GameState:
         return replace(
