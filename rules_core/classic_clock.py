@@ -134,3 +134,10 @@ def time_is_up(state: GameState, now: datetime) -> bool:
     if left is None or left > ZERO:
         return False
     return sum(1 for t in state.turns if t.player == 0) == sum(1 for t in state.turns if t.player == 1)
+
+
+def press_ended_turn(state: GameState) -> bool:
+    """After a ``clock_press``: whether it ended a turn (a no corrido clock's second press,
+    which starts the opponent's time, ends none: C.34.1)."""
+    timer = state.timer
+    return timer is not None and (timer.settings.mode != "no_corrido" or timer.counting is not None)

@@ -89,6 +89,11 @@ class GameClock:
     # -- the time at ``now`` -------------------------------------------------------------
 
     @property
+    def in_play(self) -> bool:
+        """Started and the game not over: each turn ends with a press."""
+        return self.started is not None and self.halted != "end"
+
+    @property
     def running(self) -> int | None:
         """The player whose time runs now, if any."""
         return self.side if self.halted is None and self.since is not None else None

@@ -101,7 +101,7 @@ def test_a_desk_without_a_tracker_sends_the_games_board(small_lexicon: Lexicon) 
     desk = CameraDesk(None, service, game_id, link=sent.append, name="mesa-2")
     desk.handle(replace(_report("play", "H8 CASA"), camera="mesa-2"))
     assert sent[-1] == {"type": "sync", "game": game_id, "cgp": "15/15/15/15/15/15/15/7CASA4/15/15/15/15/15/15/15",
-                        "last": [["H8", "C"], ["H9", "A"], ["H10", "S"], ["H11", "A"]]}  # fmt: skip
+                        "last": [["H8", "C"], ["H9", "A"], ["H10", "S"], ["H11", "A"]], "hold": False}  # fmt: skip
     item = desk.queue.add("mesa-2", replace(_report("doubt", None, "moved"), camera="mesa-2"))
     assert desk.confirm(item.id, "arbitro") is None and sent[-1] == {"type": "accept"}
 

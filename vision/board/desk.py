@@ -297,23 +297,31 @@ POSITION_DOUBTS: Final = frozenset({"changed", "moved", "removed"})  # no new ti
 
 
 def sync_message(game: Any, game_id: str = "") -> dict[str, Any]:
-    """The game's board for a camera: ``cgp`` (the board part) and ``last``, the tiles of
-    the last play still on the board (lifting them is a withdrawal, C.39)."""
+    """The game's board for a camera: ``cgp`` (the board part), ``last``, the tiles of the
+    last play still on the board (lifting them is a withdrawal, C.39), and ``hold``: the
+    table's clock is in play, so a play waits for its press (``{"type": "press"}``)."""
     from rules_core.cgp import Position
+    from rules_core.clock import GameClock
 
     last: list[list[str]] = []
     turns = getattr(game, "turns", [])
     if turns and turns[-1].action == "play" and not turns[-1].withdrawn:
         last = [[square_name(r, c), label(t)] for r, c, t in turns[-1].placed]
-    return {"type": "sync", "game": game_id, "cgp": Position(game.board).cgp().split(" ")[0], "last": last}
+    timer = getattr(getattr(game, "state", None), "timer", None)
+    hold = isinstance(timer, GameClock) and timer.in_play
+    return {"type": "sync", "game": game_id, "cgp": Position(game.board).cgp().split(" ")[0], "last": last, "hold": hold}
 
 
 def apply_command(tracker: BoardTracker, message: dict[str, Any]) -> bool:
     """Apply a message of the server to a camera's tracker; True when it changed something."""
     kind = message.get("type")
+    if kind == "press":  # the table's clock was pressed: the play is finished
+        tracker.press()
+        return True
     if kind == "sync":
         from rules_core.cgp import Position
 
+        tracker.hold = bool(message.get("hold"))
         board = Position.from_cgp(f"{message['cgp']} / 0/0 0").board
         last = {parse_square(sq): tile_from_label(name) for sq, name in message.get("last") or []}
         return tracker.sync(board, last or None)

@@ -28,6 +28,9 @@ committed position, blanks as ``?``) to compare frames with, and ``board`` (the
 rules-core position: blanks with their letters, arbiter corrections applied).
 The game is the source of truth: ``sync(board, last)`` makes the game's board the
 committed one (after the arbiter confirms or corrects, or a play is entered by hand).
+With the table's clock in play (``hold``) a new placement waits for the player's press
+(``press``): the first still reading at or after it is judged, so a play is never
+committed half laid; lifted or moved tiles are judged at once, as without a clock.
 Reports carry a Spanish ``message`` for the arbiter.
 
 ``Report`` and ``TrackerStatus`` (what the tracker tells) live in ``reports``, the
@@ -124,6 +127,9 @@ class BoardTracker:
         self._last_state: Labels | None = None
         self._last_plays: list[tuple[Labels, Board, Play, dict[Square, Tile]]] = []
         self.proposal: _Proposal | None = None
+        self.hold = False  # plays wait for the clock's press (the table's clock is in play)
+        self._armed = False  # the clock was pressed: judge the next still reading
+        self._held: Labels | None = None  # a placement read still, waiting for the press
         self._next_id = 1
         self.status.cgp = self._cgp()
 
@@ -185,6 +191,11 @@ class BoardTracker:
         self.proposal = None
         self._refresh()
 
+    def press(self) -> None:
+        """The player pressed the clock: their play is finished. The next still reading (the
+        next frame, when the board is still) is judged, even the placement held for the press."""
+        self._armed = True
+
     def withdraw_last(self) -> Play | None:
         """Take the last play off the committed board (a challenge the arbiter upheld)."""
         if not self._last_plays:
@@ -212,6 +223,7 @@ class BoardTracker:
         self.readings = seen if same_squares and seen is not None else labels
         self._last_state = self.readings if same_squares else None
         self.proposal = None
+        self._held = None
         self._last_plays = []
         if last:
             before = board.copy()
@@ -277,13 +289,19 @@ class BoardTracker:
             self.status.status = "leyendo"
             return reports
         labels, confidence = stable
-        if labels == self._last_state:
-            self.status.status = "duda" if self.proposal else "estable"
+        pressed, self._armed = self._armed, False
+        if labels == self._last_state and not (pressed and labels == self._held):
+            self.status.status = self._still_status()
             return reports
         self._last_state = labels
-        reports += self._judge(frame, labels, confidence)
-        self.status.status = "duda" if self.proposal else "estable"
+        reports += self._judge(frame, labels, confidence, pressed)
+        self.status.status = self._still_status()
         return reports
+
+    def _still_status(self) -> str:
+        if self.proposal:
+            return "duda"
+        return "esperando el reloj" if self._held is not None else "estable"
 
     def _fit(self, frame: Frame) -> list[Report]:
         image = frame.image
@@ -392,8 +410,14 @@ class BoardTracker:
 
     # -- judging a stable reading ------------------------------------------------------
 
-    def _judge(self, frame: Frame, labels: Labels, confidence: NDArray[np.float32]) -> list[Report]:
-        """Reports for a new stable reading (see the module docstring, step 5)."""
+    def _judge(self, frame: Frame, labels: Labels, confidence: NDArray[np.float32], pressed: bool = False) -> list[Report]:
+        """Reports for a new stable reading (see the module docstring, step 5); with ``hold``, a
+        placement not yet ``pressed`` is held for the clock's press."""
+        added, removed, changed = differences(self.readings, labels)
+        if self.hold and not pressed and added and not removed and not changed:
+            self._held = labels
+            return []
+        self._held = None
         reports = self._judge_reading(frame, labels, confidence)
         self._refresh()
         return reports

@@ -9,7 +9,9 @@ go to the camera's ``CameraDesk`` (``vision.board.desk``), which records plays i
 classic game the camera is attached to and queues doubts for the arbiter.
 
 The game is the source of truth: after every event stored in a game with a camera
-attached, the camera is sent the game's board (``sync``), and its tracker follows.
+attached, the camera is sent the game's board (``sync``), and its tracker follows;
+a press of the table's clock that ends a turn is sent on (``{"type": "press"}``): the
+camera judges the board as it stands then (with the clock in play, plays wait for it).
 A camera has *no signal* when it says so (lost or garbage frames, with the reason),
 when its worker has died, or when nothing came from it for ``SILENT_SECONDS``; the
 screens of its game then show "cámara sin señal" (``screen_note``) rather than a
@@ -41,6 +43,7 @@ from pathlib import Path
 from typing import Any, Final, Protocol
 
 from rules_core.classic import ClassicGame
+from rules_core.classic_clock import press_ended_turn
 from rules_core.events import Event, GameError
 from vision import decoding
 from vision.board.desk import CameraDesk, ReviewItem, ReviewQueue, sync_message
@@ -378,8 +381,16 @@ class CameraRegistry:
                     self.queue.close_camera(name, "descartada", f"la partida cambió ({event.actor})")
             try:
                 self.resync(name)
+                if event.kind == "clock_press" and self._turn_ended(game_id):
+                    with self._lock:  # the play is finished: the camera judges the board as it stands
+                        self._send(self._entry(name), {"type": "press"})
             except (GameError, KeyError) as error:
                 log.warning("camera %s: no sync: %s", name, error)
+
+    def _turn_ended(self, game_id: str) -> bool:
+        assert self.games is not None
+        with self.games.reading(game_id) as game:
+            return isinstance(game, ClassicGame) and press_ended_turn(game.state)
 
     def _is_classic(self, game_id: str) -> bool:
         if self.games is None:
