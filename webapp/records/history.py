@@ -4,6 +4,8 @@
 "Papeleta de la mesa 3 (Ana): H8 CASA, 14 puntos, introducida por arbitro1". ``names``
 maps a duplicate player's id to "mesa N (Nombre)", or a classic player's 0/1 to the name.
 Scores of slips are the ones the game holds now (a later correction is its own line).
+A classic table's clock (``rules_core.classic_clock``) is told with its times: each press
+with the turn's time and what is left, the end with each player's overtime taken off (C.35).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rules_core.classic import ClassicGame
+from rules_core.clock import GameClock
 from rules_core.duplicate import DuplicateGame
 from rules_core.events import Event
 
@@ -23,6 +26,7 @@ KINDS = {  # the filter's names for event kinds
     "slip": "papeletas", "slip_corrected": "papeletas", "master_announced": "maestras",
     "master_annulled": "maestras", "game_ended": "partida", "play": "jugadas", "challenge": "jugadas",
     "exchange": "jugadas", "pass": "jugadas", "end": "partida", "time_penalty": "reloj",
+    "clock_start": "reloj", "clock_press": "reloj", "clock_pause": "reloj", "clock_resume": "reloj",
 }  # fmt: skip
 TIMER = {"start": "en marcha", "pause": "en pausa", "resume": "reanudado", "close": "cerrado (TIEMPO)"}
 
@@ -44,6 +48,7 @@ class Line:
 def history(game: DuplicateGame | ClassicGame) -> list[Line]:
     """Every event of ``game`` in words, oldest first."""
     names, tables = _names(game)
+    timed = _clock_words(game) if isinstance(game, ClassicGame) else {}
     lines = []
     for number, event in enumerate(game.events, start=1):
         player = event.data.get("player")
@@ -51,7 +56,7 @@ def history(game: DuplicateGame | ClassicGame) -> list[Line]:
         number_of_round = event.data.get("round")
         lines.append(Line(number, local_text(event.at), KINDS.get(event.kind, event.kind),
                           number_of_round if isinstance(number_of_round, int) else None, table,
-                          describe(event, names), event.actor, event.to_json()))  # fmt: skip
+                          timed.get(number) or describe(event, names), event.actor, event.to_json()))  # fmt: skip
     return lines
 
 
@@ -110,6 +115,65 @@ def _classic(event: Event, who: str) -> str:
     if event.kind == "time_penalty":
         return f"{who}: penalización por tiempo ({data.get('seconds_over') or data.get('minutes_over')})"
     return f"{event.kind}: {data}"
+
+
+def _clock_words(game: ClassicGame) -> dict[int, str]:
+    """The words of the clock's events and of the end of a game with a clock (by event number),
+    the game replayed to read the clock after each."""
+    if game.state.timer is None or not any(e.kind.startswith("clock_") for e in game.events):
+        return {}
+    names, out = game.players, {}
+    replay = ClassicGame(game.lexicon)
+    for number, event in enumerate(game.events, start=1):
+        before = replay.state.timer
+        replay.apply(event)
+        after, by = replay.state.timer, f", por {event.actor}"
+        if after is None or before is None:
+            continue
+        player = event.data.get("player")
+        who = names[player] if player in (0, 1) else ""
+        if event.kind == "clock_start":
+            out[number] = f"Reloj en marcha ({after.settings.mode.replace('_', ' ')}): empieza el tiempo de {names[after.side or 0]}{by}"
+        elif event.kind == "clock_press" and player in (0, 1):
+            out[number] = _press_words(before, after, player, who, names) + by
+        elif event.kind in ("clock_pause", "clock_resume"):
+            out[number] = ("Reloj en pausa" if event.kind == "clock_pause" else "Reloj reanudado") + by
+        elif event.kind == "end":
+            out[number] = _end_words(replay) + by
+    return out
+
+
+def _press_words(before: GameClock, after: GameClock, player: int, who: str, names: tuple[str, str]) -> str:
+    """A press: the turn's time (pauses left out) and, on a chess clock, the time left."""
+    if before.counting == player:
+        return f"{who} pone en marcha el reloj de {names[1 - player]}"
+    pressed = after.since or before.since
+    spent = _clock_text(before.turn_used_at(pressed).total_seconds()) if pressed else "?"
+    if not after.settings.chess:
+        return f"{who} pulsa el reloj: turno de {spent}"
+    left = _clock_text(after.remaining(player, pressed).total_seconds()) if pressed else "?"
+    counting = " (recuento, C.34.1)" if after.counting == player else ""
+    return f"{who} pulsa el reloj{counting}: turno de {spent}; le quedan {left}"
+
+
+def _end_words(game: ClassicGame) -> str:
+    """The end, and the overtime the clock took off each player (C.35)."""
+    why = "por tiempo (C.45.5)" if game.ending == "45.5" else f"(C.{game.ending})" if game.ending else ""
+    words = [f"Partida terminada {why}".strip()]
+    timer = game.state.timer
+    stopped = timer.halted_at if timer is not None else None
+    for adjustment in game.state.adjustments:
+        if adjustment.kind == "time" and timer is not None and stopped is not None:
+            over = _clock_text(timer.overtime(adjustment.player, stopped).total_seconds())
+            name = game.players[adjustment.player]
+            words.append(f"{name} pierde {-adjustment.points} puntos por exceder su tiempo en {over} (C.35)")
+    return "; ".join(words)
+
+
+def _clock_text(seconds: float) -> str:
+    """m:ss, "-m:ss" when over."""
+    whole = round(abs(seconds))
+    return f"{'-' if seconds < 0 else ''}{whole // 60}:{whole % 60:02d}"
 
 
 def _names(game: DuplicateGame | ClassicGame) -> tuple[dict[str, str], dict[str, int]]:

@@ -29,6 +29,7 @@ ROLES: Final = {
     "scanner": "papeletas escaneadas (POST /api/games/<id>/slips, eventos 'slip')",
     "camera": "jugadas de una mesa clásica (eventos 'play', 'challenge', 'exchange', 'pass')",
     "node": "mensajes de un nodo de cámara (POST /api/cameras/messages)",
+    "clock": "el reloj de una mesa clásica (POST /api/games/<id>/clock: pulsaciones, inicio)",
 }
 
 metadata = MetaData()

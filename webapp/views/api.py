@@ -11,7 +11,8 @@ Writing needs a device token (``Authorization: Bearer <token>``, see ``auth``) w
 role allows it (``services.accounts.ROLES``), for a game the token may write to:
 ``POST /api/games/<id>/events`` takes one event ``{"kind", "data"}`` of the kinds
 the role may send (``DEVICE_KINDS``: a scanner's slips, a camera's classic turns),
-and ``POST /api/games/<id>/slips`` a scanner's slip by table number. A device's
+``POST /api/games/<id>/slips`` a scanner's slip by table number, and
+``POST /api/games/<id>/clock`` a press of a classic table's clock (role ``clock``). A device's
 slip is marked as scanned whatever it says, and only for a round still in play (a
 slip for a published round or an ended game is the arbiter's, with a reason). Both
 answer 201 with the game's new version (and the slip's score); the rules' refusals
@@ -38,7 +39,7 @@ from ..services.accounts import Device
 from ..services.live import LiveGames
 from ..services.shared import services
 from .auth import device_required
-from .display import CameraNote, game_record, screen_message
+from .display import DEVICE_CLOCK_ACTIONS, CameraNote, clock_action, game_record, screen_message
 from .inputs import json_object, positive_int
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -142,6 +143,15 @@ def post_event(game_id: str) -> tuple[Response, int]:
         data = _device_slip(game_id, data)
     version = _store(game_id, Event(str(kind), data, f"dispositivo:{device.name}"))
     return jsonify({"ok": True, "version": version}), 201
+
+
+@bp.post("/games/<game_id>/clock")
+@device_required("clock")
+def post_clock(game_id: str) -> tuple[Response, int]:
+    """The table's clock: ``{"action": "press", "player": 0}`` (or ``start``, or ``time``, the end
+    on time); see ``display.clock_action``. The answer is the game's screen message."""
+    device = _device_for(game_id)
+    return clock_action(game_id, json_object(), f"dispositivo:{device.name}", DEVICE_CLOCK_ACTIONS)
 
 
 @bp.post("/games/<game_id>/slips")

@@ -153,7 +153,8 @@ def create_classic() -> Response:
     players = [form.get("player1", "").strip()[:100], form.get("player2", "").strip()[:100]]
     title = form.get("title", "").strip()[:200] or f"{players[0]} – {players[1]}"
     try:
-        first = ClassicGame.create_event(players, title=title, actor=_actor())
+        first = ClassicGame.create_event(players, title=title, actor=_actor(), clock=form.get("clock") or None,
+                                         minutes=_int(form.get("minutes")), duration=_int(form.get("duration")))  # C.30-C.34
         game_id = services().games.create("classic", title, first)
     except GameError as error:
         flash(str(error), "error")

@@ -14,6 +14,12 @@ the rack is split as the judge announces it (``announced_rack``, D.III.17). A cl
 table carries the unseen tiles and, at the end, the C.45 case and the adjustments, worded
 by the page. ``/display/mesa/<n>`` follows the game table ``n`` plays now
 (``screens.table_game``); the overlays and the delayed broadcast are in ``overlay``.
+
+A classic table's clock (``rules_core.clock``) is in ``clock_state`` too, and
+``/display/<game>/reloj`` (``/display/mesa/<n>/reloj``: the table's game) is the clock
+itself, for a phone or tablet at the table: a press ends a turn (``clock_action``).
+The tablet presses with a device token of role ``clock`` (``api.post_clock``); pausing
+is the arbiter's, from a browser with an arbiter's session, as is everything else.
 """
 
 from __future__ import annotations
@@ -22,17 +28,18 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Final
 
-from flask import Blueprint, abort, current_app, jsonify, render_template, request, url_for
+from flask import Blueprint, abort, current_app, g, jsonify, render_template, request, url_for
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from werkzeug.wrappers import Response
 
 from rules_core.alphabet import BLANK, full_bag, is_blank, label
 from rules_core.board import SIZE, Board
 from rules_core.classic import ClassicGame, Turn
+from rules_core.classic_clock import time_is_up
 from rules_core.duplicate import DuplicateGame, Round, rack_labels
 from rules_core.events import GameError
 from rules_core.master import leave_after, placed_tiles
@@ -42,6 +49,8 @@ from ..services.games import Game
 from ..services.live import LiveGames
 from ..services.shared import services
 from ..services.store import GameRecord
+from .auth import csrf_token, current_arbiter, login_required
+from .inputs import json_object
 
 bp = Blueprint("display", __name__, url_prefix="/display")
 CameraNote = Callable[[str], "dict[str, Any] | None"]  # ``CameraRegistry.screen_note``
@@ -284,7 +293,10 @@ def _master_json(r: Round | None) -> dict[str, Any] | None:
 
 
 def clock_state(game: Game, now: datetime) -> dict[str, Any]:
-    """The open round's clock (D.III.13): ``state`` idle, running, paused, closed; seconds left."""
+    """The open round's clock (D.III.13): ``state`` idle, running, paused, closed; seconds left.
+    A classic table's: ``classic_clock_state``."""
+    if isinstance(game, ClassicGame):
+        return classic_clock_state(game, now)
     if not isinstance(game, DuplicateGame):
         return {"state": "none"}
     r = game.current
@@ -299,6 +311,16 @@ def clock_state(game: Game, now: datetime) -> dict[str, Any]:
     else:
         state = "running" if r.timer_running else "paused"
     return {"state": state, "remaining": round(r.remaining_seconds(total, now), 2), "total": total}
+
+
+def classic_clock_state(game: ClassicGame, now: datetime) -> dict[str, Any]:
+    """The table's clock at ``now`` (``GameClock.to_json``; ``state`` none without one), with
+    ``even`` (both have had as many turns, C.30) and ``time_up`` (it may end on time, C.45.5)."""
+    timer = game.state.timer
+    if timer is None:
+        return {"state": "none"}
+    turns = [sum(1 for t in game.turns if t.player == p) for p in (0, 1)]
+    return {**timer.to_json(now), "even": turns[0] == turns[1], "time_up": time_is_up(game.state, now)}
 
 
 LAST_TURNS = 6
@@ -353,3 +375,74 @@ def _turn_json(turn: Turn, names: tuple[str, str]) -> dict[str, Any]:
     points = turn.points if turn.action == "play" else None
     return {"player": names[turn.player], "kind": turn.action, "text": turn.notation,
             "count": turn.exchanged, "points": points, "withdrawn": turn.withdrawn}  # fmt: skip
+
+
+# -- the table's clock ----------------------------------------------------------------
+
+
+CLOCK_ACTIONS: Final = frozenset({"start", "press", "pause", "resume", "time"})  # time: the end on time, C.45.5
+DEVICE_CLOCK_ACTIONS: Final = frozenset({"start", "press", "time"})  # a pause is the arbiter's (C.34)
+
+
+@bp.get("/<game_id>/reloj")
+def clock(game_id: str) -> str:
+    return render_clock(game_id)
+
+
+@bp.get("/mesa/<int:number>/reloj")
+def table_clock(number: int) -> str:
+    """The clock of the game table ``number`` plays now, followed from game to game."""
+    from .screens import table_game
+
+    follow = {"target": url_for("display.table_target", number=number), "screen": url_for("display.table_clock", number=number)}
+    game_id = table_game(number)
+    if game_id is None:
+        return render_template("display/waiting.html", name=_("Reloj de la mesa %(n)s", n=number), **follow)
+    return render_clock(game_id, follow=follow)
+
+
+def render_clock(game_id: str, follow: dict[str, str] | None = None) -> str:
+    record = game_record(game_id)
+    if record.mode != "classic":
+        abort(404)
+    initial = json.loads(screen_message(services().games, game_id))
+    arbiter = current_arbiter() is not None
+    config = {"game": game_id, "arbiter": arbiter, "csrf": csrf_token() if arbiter else None,
+              "device_url": url_for("api.post_clock", game_id=game_id), "arbiter_url": url_for("display.clock_by_arbiter", game_id=game_id),
+              "state_url": url_for("api.game", game_id=game_id)}  # fmt: skip
+    return render_template("display/clock.html", game=record, initial=initial, config=config, follow=follow)
+
+
+@bp.post("/<game_id>/reloj")
+@login_required
+def clock_by_arbiter(game_id: str) -> tuple[Response, int]:
+    """Any action on the clock, by an arbiter (JSON, with the session's CSRF token)."""
+    return clock_action(game_id, json_object(), f"arbiter:{g.arbiter}", CLOCK_ACTIONS)
+
+
+def clock_action(game_id: str, body: dict[str, Any], actor: str, allowed: Collection[str]) -> tuple[Response, int]:
+    """``{"action", "player", "delay_ms"}``: the clock's event at the server's time (``time``:
+    the end on time, once ``time_is_up``); the game's screen message after it (201)."""
+    if game_record(game_id).mode != "classic":
+        abort(404)
+    action, player, delay = body.get("action"), body.get("player"), body.get("delay_ms")
+    if action not in allowed:
+        abort(400, description=_("acción del reloj: una de %(a)s", a=", ".join(sorted(allowed))))
+    if player not in (None, 0, 1) or isinstance(player, bool):
+        abort(400, description=_("'player' es 0 o 1"))
+    if delay is not None and (isinstance(delay, bool) or not isinstance(delay, int) or delay < 0):
+        abort(400, description=_("'delay_ms' es un número de milisegundos, 0 o más"))
+    games = services().games
+    if action == "time":
+        with games.reading(game_id) as game:
+            assert isinstance(game, ClassicGame)
+            if not time_is_up(game.state, datetime.now(timezone.utc)):
+                abort(409, description=_("la partida aún no puede terminar por tiempo (C.30, C.45.5)"))
+        event = ClassicGame.end_event(reason="45.5", actor=actor)
+    else:
+        event = ClassicGame.clock_event(str(action), player, delay_ms=delay, actor=actor)
+    try:
+        games.append(game_id, event)
+    except GameError as error:
+        abort(409, description=str(error))
+    return Response(screen_message(games, game_id), mimetype="application/json"), 201

@@ -7,6 +7,7 @@
   var $ = function (id) { return document.getElementById(id); };
   var json = function (id) { return JSON.parse($(id).textContent); };
   var T = json("i18n");
+  var clockWords = json("clock-i18n");
   var values = json("tile-values");
   var boardData = json("board-data");
   var fmt = window.VeedorLive.format;
@@ -51,6 +52,10 @@
   }
 
   function tick() {
+    if (state && state.mode === "classic") {  // both players' clocks (VeedorClocks)
+      window.VeedorClocks.renderPanel($("clocks"), clock, state.players.map(function (p) { return p.name; }),
+        clockWords, (performance.now() - clockAt) / 1000);
+    }
     var node = $("clock");
     var alert = $("alert");
     var cls = "clock part" + (node.classList.contains("shown") ? " shown" : "");
