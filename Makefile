@@ -41,6 +41,7 @@ bench: $(INSTALLED) bench-packages
 	$(PYTHON) tests/benchmarks/bench_web.py
 	$(PYTHON) tests/benchmarks/bench_attack.py
 	$(PYTHON) tests/benchmarks/bench_summary.py
+	$(PYTHON) tests/benchmarks/bench_clock.py
 	$(PYTHON) tests/benchmarks/bench_exports.py
 	$(PYTHON) tests/benchmarks/bench_board.py
 	@# RapidOCR, only to compare with: --no-deps keeps its GUI OpenCV out of the venv
