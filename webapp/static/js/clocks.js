@@ -85,6 +85,7 @@
     if (c.state === "counting" && c.counting === i) { out.note = T.counting; out.cls = "counting"; return out; }
     if (c.state !== "running" || c.running !== i) {
       out.note = p.penalty ? fmt(T.penalty_so_far, { n: p.penalty }) : "";
+      out.cls = p.penalty ? "over" : "";
       return out;
     }
     out.cls = "running";
