@@ -61,7 +61,7 @@ def test_the_tablet_starts_and_presses_and_the_screens_carry_both_clocks(app: Fl
     assert clock["players"][1]["remaining"] <= 1800 and clock["turns"] == [1, 0]
     assert client.get(f"/api/games/{game_id}").json["clock"]["running"] == 1  # what the screens follow
     screen = client.get(f"/display/{game_id}").get_data(as_text=True)
-    assert 'id="clocks"' in screen and "clocks.js" in screen
+    assert 'id="clocks"' in screen and "classic_clock.js" in screen
     page = client.get(f"/display/{game_id}/reloj").get_data(as_text=True)
     assert "Empezar" in page and '"arbiter": false' in page
 
