@@ -43,7 +43,7 @@ from .slips import Slip, SlipScore, score_slip
 
 MAX_BONUS: Final = 25  # D.III.24: bonuses should not exceed 25 points
 NO_SLIP: Final = SlipScore(None, 0, "sin papeleta")
-ANNULLED_MASTER: Final = "jugada maestra anulada"
+ANNULLED_MASTER: Final = "jugada maestra anulada"  # a slip's reason starts so when its play was the annulled master
 ARBITER_END: Final = "decisión del Juez Árbitro (D.III.22)"
 # D.III.20.1.a-d: canonical, oriented canonical, absolute board, relative board
 NOTATIONS: Final = ("canonica", "orientada", "absoluta", "relativa")
@@ -113,6 +113,10 @@ class Round:
     @property
     def master_score(self) -> int:
         return self.master.score if self.master else 0
+
+    def annulled_players(self) -> list[str]:
+        """The players whose play was this round's annulled master: it scores 0 for them (D.III.29)."""
+        return [p for p, result in self.results.items() if result.reason.startswith(ANNULLED_MASTER)]
 
     def cgp(self) -> str:
         """The round's position: board and rack at its start."""
@@ -380,7 +384,7 @@ class DuplicateGame:
 
     def _score(self, r: Round, player: str, slip: Slip) -> SlipScore:
         result = score_slip(r.board, r.rack, self.lexicon, slip)
-        if r.annulled and r.master and result.valid and result.play == r.master.notation:
+        if r.annulled and r.master and result.valid and result.play and _same_placement(r, result.play):
             return SlipScore(result.play, 0, f"{ANNULLED_MASTER}: {r.annulled} (D.III.29)",
                              public=f"{ANNULLED_MASTER} (D.III.29)")  # fmt: skip
         return result
@@ -426,20 +430,42 @@ class DuplicateGame:
         return None
 
     def _on_master_annulled(self, event: Event) -> None:
-        r = self.round(int(event.data["round"]))
+        reason = str(event.data.get("reason", "")).strip()
+        r = self._annullable(int(event.data["round"]), reason)
+        r.results = self._annulled_results(r, reason)
+        r.annulled = reason
+
+    def _annullable(self, number: int, reason: str) -> Round:
+        """Round ``number`` when its master may be annulled with ``reason`` (D.III.29), else GameError."""
+        r = self.round(number)
         announced = [x for x in self.rounds if x.master is not None]
         if r.master is None or r is not announced[-1]:
             raise GameError("solo se anula la última jugada maestra anunciada, en la ronda siguiente (D.III.29)")
-        reason = str(event.data.get("reason", "")).strip()
         if not reason:
             raise GameError("la anulación necesita un motivo")
+        return r
+
+    def _annulled_results(self, r: Round, reason: str) -> dict[str, SlipScore]:
+        """The round's results with its master annulled: the players who played it score 0 (D.III.29)."""
         previous, r.annulled = r.annulled, reason
         try:
-            rescored = {player: self._score(r, player, slip) for player, slip in r.slips.items()}
-        except Exception:
+            return {**r.results, **{player: self._score(r, player, slip) for player, slip in r.slips.items()}}
+        finally:
             r.annulled = previous
-            raise
-        r.results.update(rescored)
+
+    def annulment_changes(self, number: int, reason: str) -> dict[str, tuple[int, int]]:
+        """What annulling round ``number``'s master would change (D.III.29): each player whose total
+        changes (bonuses of D.III.24 included), with the total before and after. Nothing is changed."""
+        reason = reason.strip()
+        r = self._annullable(number, reason)
+        before = {s.player: s.total for s in self.standings()}
+        kept = r.annulled, r.results
+        r.results, r.annulled = self._annulled_results(r, reason), reason
+        try:
+            after = {s.player: s.total for s in self.standings()}
+        finally:
+            r.annulled, r.results = kept
+        return {p: (before[p], after[p]) for p in before if before[p] != after[p]}
 
     def _on_game_ended(self, event: Event) -> None:
         given = str(event.data.get("reason") or "").strip()
@@ -471,6 +497,21 @@ def _without(tiles: Iterable[Tile], taken: Iterable[Tile]) -> list[Tile]:
     for tile in taken:
         rest.remove(tile)
     return rest
+
+
+def _same_placement(r: Round, notation: str) -> bool:
+    """Whether the play ``notation`` lays the tiles of round ``r``'s master on the same squares (a
+    one-tile play has two notations: either is the master's, D.III.29)."""
+    assert r.master is not None
+    try:
+        play = Play.from_notation(notation)
+    except NotationError:
+        return False
+    return _placement(r.board, play) == _placement(r.board, r.master.play)
+
+
+def _placement(board: Board, play: Play) -> set[tuple[tuple[int, int], Tile]]:
+    return {(square, tile) for square, tile in zip(play.squares(), play.word) if not board[square]}
 
 
 def _rack_text(rack: Iterable[Tile]) -> str:

@@ -23,6 +23,7 @@ import json
 import sys
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,7 @@ def add_slip_commands(commands: Any) -> None:
     review.add_argument("action", nargs="?", choices=("accept", "correct", "void", "dismiss"))
     review.add_argument("--play", help="with correct: the play in canonical notation")
     review.add_argument("--reason", help="with void: why")
+    review.add_argument("--replacing", help="why the slip replaces the one the player already has of the round")
     review.add_argument("--player", help="the player, when the slip did not say")
     review.add_argument("--round", type=int, help="the round, when the slip did not say")
     review.add_argument("--actor", default="árbitro")
@@ -277,7 +279,7 @@ def _feed(service: Any, game_id: str, state: Path, template: Path | None = None)
     from vision.slips.register import PlainTemplate
     from vision.slips.review import ReviewQueue
 
-    return GameFeed(game_id, lambda: service.duplicate(game_id), lambda e: service.append(game_id, e),
+    return GameFeed(game_id, lambda: service.duplicate(game_id), partial(service.enter_slip, game_id),
                     SlipReader(service.lexicon), ReviewQueue(state),
                     template=PlainTemplate.load(template) if template else None)  # fmt: skip
 
@@ -312,7 +314,8 @@ def run_review(args: argparse.Namespace) -> int:
         return _fail("para resolver indique ACCIÓN, --db y --game")
     try:
         feed = _feed(_service(args), args.game, args.state)
-        item = feed.resolve(args.item, args.action, args.actor, args.play, args.reason, args.player, args.round)
+        item = feed.resolve(args.item, args.action, args.actor, args.play, args.reason, args.player, args.round,
+                            args.replacing)  # fmt: skip
     except (GameError, ValueError) as error:
         return _fail(str(error))
     print(json.dumps(item.to_json(), ensure_ascii=False))

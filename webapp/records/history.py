@@ -3,7 +3,9 @@
 ``describe(event, names)`` says what an event did as an arbiter would write it down:
 "Papeleta de la mesa 3 (Ana): H8 CASA, 14 puntos, introducida por arbitro1". ``names``
 maps a duplicate player's id to "mesa N (Nombre)", or a classic player's 0/1 to the name.
-Scores of slips are the ones the game holds now (a later correction is its own line).
+Scores of slips are the ones the game holds now (a later correction is its own line);
+a slip that replaces another names the one it replaces, and a decision of the
+scanned-slips panel says which (``REVIEW``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ KINDS = {  # the filter's names for event kinds
     "exchange": "jugadas", "pass": "jugadas", "end": "partida", "time_penalty": "reloj",
 }  # fmt: skip
 TIMER = {"start": "en marcha", "pause": "en pausa", "resume": "reanudado", "close": "cerrado (TIEMPO)"}
+REVIEW = {"accept": "propuesta aceptada", "correct": "corregida", "void": "anulada"}  # the panel's decisions
 
 
 @dataclass(frozen=True)
@@ -45,23 +48,28 @@ def history(game: DuplicateGame | ClassicGame) -> list[Line]:
     """Every event of ``game`` in words, oldest first."""
     names, tables = _names(game)
     lines = []
+    written: dict[tuple[Any, Any], str] = {}  # (round, player) -> the slip's play as written, so far
     for number, event in enumerate(game.events, start=1):
         player = event.data.get("player")
         table = tables.get(str(player)) if player is not None else None
         number_of_round = event.data.get("round")
+        text = describe(event, names, written.get((number_of_round, player)))
+        if event.kind in ("slip", "slip_corrected"):
+            written[(number_of_round, player)] = _written(event.data.get("slip") or {})
         lines.append(Line(number, local_text(event.at), KINDS.get(event.kind, event.kind),
                           number_of_round if isinstance(number_of_round, int) else None, table,
-                          describe(event, names), event.actor, event.to_json()))  # fmt: skip
+                          text, event.actor, event.to_json()))  # fmt: skip
     return lines
 
 
-def describe(event: Event, names: Mapping[str, str]) -> str:
-    """What ``event`` did, in Spanish (see the module docstring)."""
+def describe(event: Event, names: Mapping[str, str], replaced: str | None = None) -> str:
+    """What ``event`` did, in Spanish (see the module docstring); ``replaced``: the play as written of the
+    slip a ``slip_corrected`` replaces."""
     data, by = event.data, f", por {event.actor}"
     who = names.get(str(data.get("player")), str(data.get("player", "")))
     kind = event.kind
     if kind == "slip" or kind == "slip_corrected":
-        return _slip(event, who) + by
+        return _slip(event, who, replaced) + by
     if kind == "rack_set":
         source = "sorteado" if data.get("source") == "sorteo" else "fijado a mano"
         return f"Ronda {data.get('round')}: atril {' '.join(map(str, data.get('rack', [])))} ({source}){by}"
@@ -81,18 +89,25 @@ def describe(event: Event, names: Mapping[str, str]) -> str:
     return _classic(event, who) + by
 
 
-def _slip(event: Event, who: str) -> str:
+def _written(slip: Mapping[str, Any]) -> str:
+    return str(slip.get("notation") or "sin jugada")
+
+
+def _slip(event: Event, who: str, replaced: str | None) -> str:
     data = event.data
     slip = data.get("slip") or {}
-    written = slip.get("notation") or "sin jugada"
     facts = [f for f, on in (("fuera de tiempo", slip.get("late")), ("comodín sin marcar", slip.get("blank_not_circled")),
                                (f"nula: {slip.get('void')}", slip.get("void"))) if on]  # fmt: skip
     source = "escaneada" if slip.get("source") == "escáner" else "introducida"
-    text = f"Ronda {data.get('round')}: papeleta de {who}: {written}"
+    text = f"Ronda {data.get('round')}: papeleta de {who}: {_written(slip)}"
     if facts:
         text += f" ({'; '.join(facts)})"
+    review = REVIEW.get(str(data.get("review")))
+    if review:
+        source += f" y revisada ({review})"
     if event.kind == "slip_corrected":
-        return f"{text}: corrección; motivo: {data.get('reason')}"
+        instead = f" de {replaced}" if replaced else ""
+        return f"{text}, {source}: sustituye a la papeleta anterior{instead}; motivo: {data.get('reason')}"
     reason = f"; motivo: {data['reason']}" if data.get("reason") else ""
     return f"{text}, {source}{reason}"
 

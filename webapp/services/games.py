@@ -4,16 +4,23 @@
 it with GameError and nothing is written), stores it with the new snapshot in one
 transaction, and only then keeps the new state. After a crash or a restart,
 ``open`` rebuilds each game from its stored events: nothing acknowledged is lost.
+
+``enter_slip`` is the one way a duplicate slip is stored or replaced, whoever sends it
+(the console, the scanned-slips panel, the command line): replacing a stored slip needs
+the arbiter's reason (``rules_core.slip_entry``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Protocol
 
 from rules_core.duplicate import DuplicateGame, DuplicateSettings
 from rules_core.events import Event, GameError
 from rules_core.lexicon import Lexicon
+from rules_core.slip_entry import StoredSlip, slip_event, stored_slip
+from rules_core.slips import Slip
 
 from .store import EventStore
 
@@ -46,6 +53,7 @@ class GameService:
         self.store = store
         self.lexicon = lexicon
         self._live: dict[str, Game] = {}
+        self.lock: AbstractContextManager[Any] = nullcontext()  # held while a game is read or changed
 
     def create(self, mode: str, name: str, first: Event) -> str:
         """Start a game whose first event is ``first`` (``game_created``); returns its id."""
@@ -93,3 +101,15 @@ class GameService:
         except BaseException:
             self._live.pop(game_id, None)
             raise
+
+    def enter_slip(self, game_id: str, number: int, player: str, slip: Slip, actor: str, reason: str | None = None,
+                   **data: Any) -> StoredSlip:  # fmt: skip
+        """Store ``slip`` for ``player`` in round ``number``, or replace the one stored with ``reason``
+        (``ReplacementNeedsReason``, carrying what is stored, without it; GameError when the rules refuse).
+        Returns what is stored afterwards."""
+        with self.lock:
+            game = self.duplicate(game_id)
+            self.append(game_id, slip_event(game, number, player, slip, actor, reason, **data))
+            stored = stored_slip(game, number, player)
+        assert stored is not None
+        return stored

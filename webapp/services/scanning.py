@@ -43,13 +43,14 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import IO, Any, Final, Protocol
 
 import numpy as np
 
 from rules_core.duplicate import DuplicateGame
-from rules_core.events import Event, GameError
+from rules_core.events import GameError
 from vision.slips.feed import GameFeed, round_status, short_game
 from vision.slips.ingest import Ingestor, Page, StorageError, clean_name, stored_refusals, unique_name
 from vision.slips.reader import LocatedSlip, SlipReader, locate_slips
@@ -284,11 +285,8 @@ class ScanService:
         reader, queue = self.reader, self.queue
         with self._feeds_lock:
             if game_id not in self._feeds:
-
-                def append(event: Event) -> None:
-                    games.append(game_id, event)
-
-                self._feeds[game_id] = GameFeed(game_id, lambda: games.duplicate(game_id), append, reader, queue,
+                self._feeds[game_id] = GameFeed(game_id, lambda: games.duplicate(game_id),
+                                                partial(games.enter_slip, game_id), reader, queue,
                                                 lock=games.lock, describe=self.describe)  # fmt: skip
             return self._feeds[game_id]
 
@@ -458,14 +456,16 @@ class ScanService:
             return self.queue.items.get(item_id)
 
     def resolve(self, game_id: str, item_id: str, action: str, actor: str, notation: str | None = None,
-                reason: str | None = None, player: str | None = None,
-                round_number: int | None = None) -> ReviewItem:  # fmt: skip
-        """The arbiter's accept / correct / void (ValueError or GameError when it cannot be done)."""
+                reason: str | None = None, player: str | None = None, round_number: int | None = None,
+                replacing: str | None = None) -> ReviewItem:  # fmt: skip
+        """The arbiter's accept / correct / void (``GameFeed.resolve``: ValueError or GameError when it cannot
+        be done, ``ReplacementNeedsReason`` when it would replace a stored slip without ``replacing``)."""
         with self.live().lock:
             item = self.queue.items.get(item_id)
             if item is None or item.game != game_id:
                 raise ScanError(f"no hay papeleta en revisión con id {item_id!r} en esta partida")
-            return self.feed(game_id).resolve(item_id, action, actor, notation, reason, player, round_number)
+            return self.feed(game_id).resolve(item_id, action, actor, notation, reason, player, round_number,
+                                              replacing)  # fmt: skip
 
     def round_status(self, game_id: str, game: DuplicateGame, number: int) -> dict[str, str]:
         """Per player id of ``game`` (held under the games' lock): read, flagged or missing."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import random
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -104,7 +105,8 @@ def run_scanned_game(player_count: int, rounds: int, seed: int, state: Path, db:
     for p in players:
         append(Event("player_added", {"player": p.id, "name": p.name, "table": p.table}))
     queue = ReviewQueue(state / "lector")
-    feed = GameFeed(game_id, lambda: service.duplicate(game_id), append, SlipReader(service.lexicon), queue)
+    feed = GameFeed(game_id, lambda: service.duplicate(game_id), partial(service.enter_slip, game_id),
+                    SlipReader(service.lexicon), queue)  # fmt: skip
     ingestor = Ingestor(state / "bandeja", state / "lector", feed.read_page)
     rng, nrng = random.Random(seed), np.random.default_rng(seed)
     painter = SlipPainter(game_id, "Demo", nrng)

@@ -10,7 +10,10 @@
     var m = s.summary;
     if (!m) { return lines; }
     lines.push(["big", m.play + " · " + fmt(T.points, { n: m.score })]);
-    if (m.annulled) { lines.push(["annulled-note", T.annulled]); }
+    if (m.annulled) {
+      lines.push(["annulled-note", T.annulled]);
+      if (m.annulled_players) { lines.push(["", fmt(m.annulled_players === 1 ? T.annulled_one : T.annulled_many, { n: m.annulled_players })]); }
+    }
     if (m.found === 0) { lines.push(["", T.found_none]); }
     else if (m.finders.length === 1 && m.found === 1) { lines.push(["", fmt(T.found_one, { names: m.finders[0] })]); }
     else if (m.finders.length) { lines.push(["", fmt(T.found_few, { n: m.found, names: m.finders.join(", ") })]); }
