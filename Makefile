@@ -40,6 +40,7 @@ bench: $(INSTALLED) bench-packages
 	$(PYTHON) tests/benchmarks/bench_rules.py
 	$(PYTHON) tests/benchmarks/bench_web.py
 	$(PYTHON) tests/benchmarks/bench_attack.py
+	$(PYTHON) tests/benchmarks/bench_durability.py
 	$(PYTHON) tests/benchmarks/bench_summary.py
 	$(PYTHON) tests/benchmarks/bench_exports.py
 	$(PYTHON) tests/benchmarks/bench_board.py

@@ -54,6 +54,7 @@ from .services.live import LiveGames, StreamSlots
 from .services.login_throttle import LoginThrottle
 from .services.shared import EXTENSION, Services, services
 from .services.store import EventStore, StoreError
+from .services.stored_files import StoredFiles, protected_files
 from .views import (
     api,
     arbiter,
@@ -116,7 +117,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         StreamSlots(app.config["LIVE_MAX_STREAMS"], app.config["LIVE_STREAMS_PER_ADDRESS"]), LoginThrottle(),
     )  # fmt: skip
     found = services(app)
-    found.cameras = CameraRegistry(found.games, Path(app.config.get("DATA_DIR") or app.instance_path))
+    data_dir = Path(app.config.get("DATA_DIR") or app.instance_path)
+    found.files = StoredFiles(data_dir, protected_files(app.config["DATABASE_URL"], Path(app.instance_path)))
+    found.cameras = CameraRegistry(found.games, data_dir, found.files)
     Babel(app, locale_selector=_locale)
     _register_blueprints(app)
     _register_errors(app)
@@ -294,10 +297,11 @@ def _register_commands(app: Flask) -> None:
     @click.argument("name")
     @click.option("--role", type=click.Choice(list(ROLES)), required=True, help="what the device may send")
     @click.option("--game", "games", multiple=True, help="a game the device may write to (default: any)")
-    def device_add(name: str, role: str, games: tuple[str, ...]) -> None:
+    @click.option("--camera", "cameras", multiple=True, help="a camera a node posts for (required for a node)")
+    def device_add(name: str, role: str, games: tuple[str, ...], cameras: tuple[str, ...]) -> None:
         """Register a device; prints its API token once."""
         try:
-            token = services().accounts.add_device(name, role, games)
+            token = services().accounts.add_device(name, role, games, cameras)
         except AccountError as error:
             raise click.ClickException(str(error)) from None
         click.echo(token)

@@ -37,6 +37,8 @@ def add_account_commands(commands: Any) -> None:
                             help="what it may send: " + "; ".join(f"{r}: {what}" for r, what in ROLES.items()))
     add_device.add_argument("--game", dest="games", action="append", default=[], metavar="ID",
                             help="a game it may write to (repeat; default: any game)")  # fmt: skip
+    add_device.add_argument("--camera", dest="cameras", action="append", default=[], metavar="NAME",
+                            help="a camera a node posts for (repeat; required with --role node)")  # fmt: skip
     add_storage_options(add_device)
     add_device.set_defaults(run=run_device_add)
     remove_device = device_actions.add_parser("remove", help="revoke a device's token")
@@ -78,7 +80,7 @@ def run_device_remove(args: argparse.Namespace) -> int:
 
 def run_device_add(args: argparse.Namespace) -> int:
     try:
-        token = _accounts(args).add_device(args.name, args.role, args.games)
+        token = _accounts(args).add_device(args.name, args.role, args.games, args.cameras)
     except AccountError as error:
         print(f"veedor: {error}", file=sys.stderr)
         return 2

@@ -23,13 +23,15 @@ from .cameras import CameraConfigLike, CameraRegistry
 from .live import LiveGames, StreamSlots
 from .login_throttle import LoginThrottle
 from .scanning import POLL_SECONDS, ScannerSpec, ScanService
+from .stored_files import StoredFiles
 
 EXTENSION = "veedor"  # the key of ``Services`` in ``app.extensions``
 
 
 @dataclass
 class Services:
-    """What the views share: the live games, the accounts, the stream cap, the slip scanners, the cameras."""
+    """What the views share: the live games, the accounts, the stream cap, the slip scanners, the cameras,
+    and the rule of which files the server may name and hand out (``stored_files``)."""
 
     games: LiveGames
     accounts: Accounts
@@ -38,6 +40,7 @@ class Services:
     scans: ScanService = field(default_factory=ScanService)  # attached on first use (``scan_service``)
     cameras: CameraRegistry = field(default_factory=CameraRegistry)
     camera_workers: CameraWorkers | None = None  # the local cameras' processes, once started
+    files: StoredFiles = field(default_factory=StoredFiles)  # none until ``create_app`` names the data folder
 
 
 def services(app: Flask | None = None) -> Services:
