@@ -8,6 +8,7 @@ Scores of slips are the ones the game holds now (a later correction is its own l
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,9 @@ KINDS = {  # the filter's names for event kinds
     "exchange": "jugadas", "pass": "jugadas", "end": "partida", "time_penalty": "reloj",
 }  # fmt: skip
 TIMER = {"start": "en marcha", "pause": "en pausa", "resume": "reanudado", "close": "cerrado (TIEMPO)"}
+# The slips panel's actions, stored by their English names in a reason ("revisión del árbitro (correct)").
+PANEL_ACTIONS = {"accept": "aceptada", "correct": "corregida", "void": "anulada"}
+_PANEL_ACTION = re.compile(r"\((accept|correct|void)\)$")
 
 
 @dataclass(frozen=True)
@@ -92,9 +96,14 @@ def _slip(event: Event, who: str) -> str:
     if facts:
         text += f" ({'; '.join(facts)})"
     if event.kind == "slip_corrected":
-        return f"{text}: corrección; motivo: {data.get('reason')}"
-    reason = f"; motivo: {data['reason']}" if data.get("reason") else ""
+        return f"{text}: corrección; motivo: {_reason(data.get('reason'))}"
+    reason = f"; motivo: {_reason(data['reason'])}" if data.get("reason") else ""
     return f"{text}, {source}{reason}"
+
+
+def _reason(reason: object) -> str:
+    """A reason as stored, with a panel action named in Spanish ("revisión del árbitro (corregida)")."""
+    return _PANEL_ACTION.sub(lambda found: f"({PANEL_ACTIONS[found.group(1)]})", str(reason))
 
 
 def _classic(event: Event, who: str) -> str:
