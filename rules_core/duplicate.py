@@ -419,6 +419,8 @@ class DuplicateGame:
     def _natural_end(self, number: int) -> str | None:
         """D.III.22: the agreed rounds played, or vowels or consonants used up, or no valid rack."""
         if self.settings.rounds is not None and number >= self.settings.rounds:
+            if self.settings.rounds == 1:
+                return "se ha jugado la única ronda pactada (D.III.22)"
             return f"se han jugado las {self.settings.rounds} rondas pactadas (D.III.22)"
         vowels, consonants = vowels_and_consonants(self.pool)
         if vowels == 0:

@@ -16,9 +16,10 @@ from .serve import add_storage_options, database_url
 
 
 def add_archive_commands(commands: Any) -> None:
-    archive = commands.add_parser("archive", help="a game's evidence file (scans, frames, events, results), as a zip")
-    archive.add_argument("game", help="the game's id (as in its URLs)")
-    archive.add_argument("--out", required=True, metavar="FILE.zip", help="where to write the zip")
+    archive = commands.add_parser("archive",
+                                  help="el expediente de una partida (escaneos, fotogramas, eventos, resultados), en un zip")
+    archive.add_argument("game", metavar="PARTIDA", help="el identificador de la partida (el de sus direcciones)")
+    archive.add_argument("--out", required=True, metavar="ARCHIVO.zip", help="dónde escribir el zip")
     add_storage_options(archive)
     archive.set_defaults(run=run_archive)
 

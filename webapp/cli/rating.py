@@ -24,10 +24,12 @@ from ..records.elodi import RatingInputError, read_history, read_ratings
 
 
 def add_rating_commands(commands: Any) -> None:
-    rating = commands.add_parser("rating", help="EloDI ratings from a history of duplicate games")
-    rating.add_argument("--history", required=True, metavar="FILE.jsonl", help="one game per line, in the order played")
-    rating.add_argument("--ratings", metavar="PREVIOUS.csv", help="earlier ratings: player,rating,volatility,games")
-    rating.add_argument("--json", action="store_true", help="print one JSON object, unrounded")
+    rating = commands.add_parser("rating", help="clasificación EloDI de un historial de partidas duplicadas")
+    rating.add_argument("--history", required=True, metavar="ARCHIVO.jsonl",
+                        help="una partida por línea, en el orden en que se jugaron")  # fmt: skip
+    rating.add_argument("--ratings", metavar="ANTERIOR.csv",
+                        help="la clasificación anterior: player,rating,volatility,games")  # fmt: skip
+    rating.add_argument("--json", action="store_true", help="escribe un objeto JSON, sin redondear")
     rating.set_defaults(run=run_rating)
 
 

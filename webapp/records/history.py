@@ -10,6 +10,7 @@ scanned-slips panel says which (``REVIEW``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +29,10 @@ KINDS = {  # the filter's names for event kinds
 }  # fmt: skip
 TIMER = {"start": "en marcha", "pause": "en pausa", "resume": "reanudado", "close": "cerrado (TIEMPO)"}
 REVIEW = {"accept": "propuesta aceptada", "correct": "corregida", "void": "anulada"}  # the panel's decisions
+# Games stored before the panel's decision had its own field said it in English in a reason
+# ("revisión del árbitro (correct)"): shown in Spanish.
+PANEL_ACTIONS = {"accept": "aceptada", "correct": "corregida", "void": "anulada"}
+_PANEL_ACTION = re.compile(r"\((accept|correct|void)\)$")
 
 
 @dataclass(frozen=True)
@@ -107,9 +112,14 @@ def _slip(event: Event, who: str, replaced: str | None) -> str:
         source += f" y revisada ({review})"
     if event.kind == "slip_corrected":
         instead = f" de {replaced}" if replaced else ""
-        return f"{text}, {source}: sustituye a la papeleta anterior{instead}; motivo: {data.get('reason')}"
-    reason = f"; motivo: {data['reason']}" if data.get("reason") else ""
+        return f"{text}, {source}: sustituye a la papeleta anterior{instead}; motivo: {_reason(data.get('reason'))}"
+    reason = f"; motivo: {_reason(data['reason'])}" if data.get("reason") else ""
     return f"{text}, {source}{reason}"
+
+
+def _reason(reason: object) -> str:
+    """A reason as stored, with a panel action named in Spanish ("revisión del árbitro (corregida)")."""
+    return _PANEL_ACTION.sub(lambda found: f"({PANEL_ACTIONS[found.group(1)]})", str(reason))
 
 
 def _classic(event: Event, who: str) -> str:

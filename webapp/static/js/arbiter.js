@@ -19,30 +19,23 @@
   B.render($("board"), json("board-state"), json("board-last"), values);
   json("rack-state").forEach(function (label) { $("rack").appendChild(B.tile(label, values)); });
 
-  // -- clock -------------------------------------------------------------------------
-  function mmss(seconds) {
-    var s = Math.ceil(seconds), m = Math.floor(s / 60);
-    s = s % 60;
-    return m + ":" + (s < 10 ? "0" : "") + s;
-  }
+  // -- clock: the calls of D.III.13 at their times (clock.js, as on the screens) ---------
+  var C = window.VeedorClock;
   function tick() {
     var node = $("clock");
     if (!clock || clock.state === "none") { node.hidden = true; return; }
     node.hidden = false;
-    var left = clock.state === "running" ? Math.max(0, clock.remaining - (performance.now() - clockAt) / 1000) : clock.remaining;
-    var cls = "clock", note = "";
-    if (clock.state === "idle") { cls += " idle"; note = T.ready; }
-    else if (clock.state === "paused") { cls += " paused"; note = T.paused; }
-    else if (clock.state === "closed" || left <= 0) { cls += " over"; note = T.tiempo; }
-    else if (left <= 5) { cls += " alcen"; note = T.alcen; }
-    else if (left <= 30) { cls += " warn2"; note = T.thirty; }
-    else if (left <= 60) { cls += " warn1"; note = T.one_minute; }
-    node.className = cls;
-    $("clock-time").textContent = mmss(left);
-    $("clock-note").textContent = note;
+    var left = C.remaining(clock, clockAt, performance.now());
+    var shown = C.call(clock, left);
+    node.className = "clock" + (shown.cls ? " " + shown.cls : "");
+    $("clock-time").textContent = C.mmss(left);
+    $("clock-note").textContent = shown.call ? T[shown.call] : "";
   }
   setInterval(tick, 250);
   tick();
+
+  /* How many players found a play, in words: "Nadie la encontró", "La encontró 1 jugador", "La encontraron 3 jugadores". */
+  function foundText(n) { return n === 0 ? T.found_none : (n === 1 ? T.found_one : fmt(T.found_many, { n: n })); }
 
   // -- lists -------------------------------------------------------------------------
   function renderLists(s) {
@@ -79,7 +72,7 @@
     });
     var found = {};
     s.slips.forEach(function (x) { if (!x.reason) { found[x.play] = (found[x.play] || 0) + 1; } });
-    document.querySelectorAll(".found").forEach(function (n) { n.textContent = fmt(T.found, { n: found[n.dataset.play] || 0 }); });
+    document.querySelectorAll(".found").forEach(function (n) { n.textContent = foundText(found[n.dataset.play] || 0); });
   }
 
   function structuralChange(s) {
