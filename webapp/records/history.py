@@ -22,7 +22,7 @@ KINDS = {  # the filter's names for event kinds
     "game_created": "partida", "player_added": "jugadores", "rack_set": "atriles", "timer": "reloj",
     "slip": "papeletas", "slip_corrected": "papeletas", "master_announced": "maestras",
     "master_annulled": "maestras", "game_ended": "partida", "play": "jugadas", "challenge": "jugadas",
-    "exchange": "jugadas", "pass": "jugadas", "end": "partida", "time_penalty": "reloj",
+    "exchange": "jugadas", "pass": "jugadas", "end": "partida", "time_penalty": "reloj", "lexicon_changed": "léxico",
 }  # fmt: skip
 TIMER = {"start": "en marcha", "pause": "en pausa", "resume": "reanudado", "close": "cerrado (TIEMPO)"}
 
@@ -75,10 +75,20 @@ def describe(event: Event, names: Mapping[str, str]) -> str:
     if kind == "player_added":
         return f"Jugador {data.get('name')} en la mesa {data.get('table')}{by}"
     if kind == "game_created":
-        return f"Partida creada{by}"
+        return f"Partida creada{_word_list(data, ', con el léxico ')}{by}"
+    if kind == "lexicon_changed":
+        return f"Léxico cambiado{_word_list(data, ' a ')}; motivo: {data.get('reason')}{by}"
     if kind in ("game_ended", "end"):
         return f"Partida terminada{': ' + str(data['reason']) if data.get('reason') else ''}{by}"
     return _classic(event, who) + by
+
+
+def _word_list(data: Mapping[str, Any], before: str) -> str:
+    """``before`` and the event's word list as "FILE2017 (48976d0b)", or nothing when it has none."""
+    word_list = data.get("word_list")
+    if not isinstance(word_list, Mapping):
+        return ""
+    return f"{before}{word_list.get('name')} ({str(word_list.get('sha256', ''))[:8]})"
 
 
 def _slip(event: Event, who: str) -> str:

@@ -7,8 +7,8 @@ the clock (D.III.13), enter slips by table with the score shown as one types
 (D.III.20, D.III.25), see who has not handed in, publish the master chosen among
 the top plays (D.III.15-17), correct a slip with a reason, annul a wrong master
 (D.III.29), end the game (D.III.22). Classic: plays, challenges, passes, exchanges
-and the end of the game (C.25-C.45). Every view needs an arbiter session; every
-POST the CSRF token (``auth``).
+and the end of the game (C.25-C.45). Both: another word list, with a reason. Every
+view needs an arbiter session; every POST the CSRF token (``auth``).
 """
 
 from __future__ import annotations
@@ -376,7 +376,7 @@ def check(game_id: str) -> Response:
             return jsonify({"error": str(error)})
         player = game.players[player_id]
         slip = slip_from_form(request.args)
-        result = score_slip(r.board, r.rack, game.lexicon, slip) if slip.notation or slip.late or slip.void else None
+        result = score_slip(r.board, r.rack, r.lexicon, slip) if slip.notation or slip.late or slip.void else None
         existing = r.results.get(player_id) if player_id in r.slips else None
         return jsonify({
             "round": r.number, "table": player.table, "name": player.name,
@@ -408,7 +408,7 @@ def enter_slip(game_id: str) -> Response | tuple[Response, int]:
         correcting = player_id in r.slips
         if correcting and r.slips[player_id] == slip:
             return _slip_reply(game_id, _stored_reply(game, r, player_id, corrected=False, repeated=True), None)
-        warning = _doubtful_notation(slip, score_slip(r.board, r.rack, game.lexicon, slip))
+        warning = _doubtful_notation(slip, score_slip(r.board, r.rack, r.lexicon, slip))
     if warning and values.get("confirm") != "1":
         return _slip_reply(game_id, {"confirm": warning}, None)
     data: dict[str, Any] = {"round": r.number, "player": player_id, "slip": slip.to_json()}
@@ -532,6 +532,21 @@ def log(game_id: str) -> str:
     kinds = sorted({line.kind for line in lines})
     return render_template("arbiter/log.html", game=record, lines=shown, total=len(lines), kinds=kinds,
                            wanted=wanted, raw=request.args.get("datos") == "1")  # fmt: skip
+
+
+@bp.post("/g/<game_id>/lexicon")
+@login_required
+def change_lexicon(game_id: str) -> Response:
+    """Judge the game with another of the server's lists from now on: an arbiter's decision, with its reason."""
+    game_record(game_id)
+    try:
+        ref = services().games.shelf.ref(request.form.get("sha256", ""))
+        reason = request.form.get("reason", "").strip()[:300]
+        services().games.append(game_id, Event("lexicon_changed", {"word_list": ref.to_json(), "reason": reason}, _actor()))
+        flash(_("Léxico cambiado: %(name)s (%(hash)s).", name=ref.name, hash=ref.short), "ok")
+    except GameError as error:
+        flash(str(error), "error")
+    return _back(game_id)
 
 
 # -- classic tables ------------------------------------------------------------------------
