@@ -5,7 +5,9 @@ master play (the highest score, D.III.15) then goes on the board for everyone
 (D.I.1). ``DuplicateGame.apply`` checks an event against the state and applies it;
 ``replay`` rebuilds a game from its stored events. Event kinds and their data:
 
-* ``game_created``: ``settings`` (``DuplicateSettings.to_json``);
+* ``game_created``: ``settings`` (``DuplicateSettings.to_json``), ``word_list`` (the
+  lexicon the game is played with, ``LexiconRef.to_json``; absent in games stored before
+  games recorded it: they are played with the lexicon given to ``replay``);
 * ``player_added``: ``player`` (id), ``name``, ``table``;
 * ``rack_set``: ``round``, ``rack`` (labels, ``?`` a blank), ``source``
   (``"sorteo"`` or ``"manual"``), ``redraws`` (D.III.19);
@@ -16,7 +18,14 @@ master play (the highest score, D.III.15) then goes on the board for everyone
   top score, the rules' choice by default); never replaced once announced (D.III.29);
 * ``master_annulled``: ``round``, ``reason``: a wrong master found in the next round
   stays on the board and is annulled for the players who played it (D.III.29);
-* ``game_ended``: ``reason`` (D.III.22).
+* ``game_ended``: ``reason`` (D.III.22);
+* ``lexicon_changed``: ``word_list``, ``reason``: another lexicon from now on, an
+  arbiter's decision. A round is judged whole with one lexicon: the one in force when its
+  rack was set, or the new one if no slip of the round is in yet; rounds played keep theirs.
+
+``replay`` is given the lexicon to start with and ``find``, which gives the lexicon a
+``LexiconRef`` names (the caller's policy: files, a cache); without it, a game recorded
+with another lexicon raises MissingLexicon.
 
 Reasons an arbiter writes (an annulment's, a correction's, the end's) are the arbiter's:
 the public reads the kind of the decision (``SlipScore.public_reason``,
@@ -34,7 +43,7 @@ from .alphabet import BLANK, Tile, full_bag, is_blank, label, tile_from_label
 from .board import Board
 from .cgp import Position, rack_sort_key
 from .events import MALFORMED, Event, GameError
-from .lexicon import Lexicon
+from .lexicon import FindLexicon, Lexicon, LexiconRef, lexicon_for
 from .master import top_plays
 from .movegen import ScoredPlay, generate_plays
 from .notation import NotationError, Play
@@ -100,6 +109,7 @@ class Round:
     number: int
     board: Board  # the board at the start of the round
     rack: tuple[Tile, ...]
+    lexicon: Lexicon = field(repr=False, compare=False)  # the round is judged with it
     source: str = "sorteo"
     redraws: int = 0
     slips: dict[str, Slip] = field(default_factory=dict)
@@ -162,8 +172,9 @@ class Standing:
 class DuplicateGame:
     """The state of a duplicate game; change it only through ``apply``."""
 
-    def __init__(self, lexicon: Lexicon) -> None:
-        self.lexicon = lexicon
+    def __init__(self, lexicon: Lexicon, find: FindLexicon | None = None) -> None:
+        self.lexicon = lexicon  # the lexicon in force (the open round's)
+        self._find = find
         self.settings = DuplicateSettings()
         self.created = False
         self.players: dict[str, Player] = {}
@@ -176,8 +187,8 @@ class DuplicateGame:
         self.events: list[Event] = []
 
     @classmethod
-    def replay(cls, events: Iterable[Event], lexicon: Lexicon) -> DuplicateGame:
-        game = cls(lexicon)
+    def replay(cls, events: Iterable[Event], lexicon: Lexicon, find: FindLexicon | None = None) -> DuplicateGame:
+        game = cls(lexicon, find)
         for event in events:
             game.apply(event)
         return game
@@ -218,7 +229,7 @@ class DuplicateGame:
         """The plays of the round's top score, the rules' master first (D.III.15)."""
         r = self.round(number)
         if r._top is None:
-            plays = generate_plays(r.board, r.rack, self.lexicon)
+            plays = generate_plays(r.board, r.rack, r.lexicon)
             r._top = top_plays(r.board, r.rack, plays)
         return r._top
 
@@ -302,7 +313,10 @@ class DuplicateGame:
     def _on_game_created(self, event: Event) -> None:
         if self.created:
             raise GameError("la partida ya está creada")
-        self.settings = DuplicateSettings.from_json(dict(event.data.get("settings", {})))
+        settings = DuplicateSettings.from_json(dict(event.data.get("settings", {})))
+        if event.data.get("word_list") is not None:
+            self.lexicon = lexicon_for(LexiconRef.from_json(event.data["word_list"]), self.lexicon, self._find)
+        self.settings = settings
         self.created = True
 
     def _on_player_added(self, event: Event) -> None:
@@ -334,7 +348,7 @@ class DuplicateGame:
         problem = manual_rack_problem(rack, self.leave, bag, number)
         if problem:
             raise GameError(f"atril {_rack_text(rack)} no válido: {problem}")
-        new = Round(number, self.board.copy(), rack, str(event.data.get("source", "manual")),
+        new = Round(number, self.board.copy(), rack, self.lexicon, str(event.data.get("source", "manual")),
                     int(event.data.get("redraws", 0)))  # fmt: skip
         if replacing:
             self.rounds.pop()
@@ -383,7 +397,7 @@ class DuplicateGame:
         r.history.append(event)
 
     def _score(self, r: Round, player: str, slip: Slip) -> SlipScore:
-        result = score_slip(r.board, r.rack, self.lexicon, slip)
+        result = score_slip(r.board, r.rack, r.lexicon, slip)
         if r.annulled and r.master and result.valid and result.play and _same_placement(r, result.play):
             return SlipScore(result.play, 0, f"{ANNULLED_MASTER}: {r.annulled} (D.III.29)",
                              public=f"{ANNULLED_MASTER} (D.III.29)")  # fmt: skip
@@ -473,6 +487,23 @@ class DuplicateGame:
         given = str(event.data.get("reason") or "").strip()
         self.end_reason, self.ended_by_arbiter = given or ARBITER_END, bool(given)
 
+    def _on_lexicon_changed(self, event: Event) -> None:
+        if not str(event.data.get("reason", "")).strip():
+            raise GameError("un cambio de léxico necesita un motivo")
+        ref = LexiconRef.from_json(event.data.get("word_list"))
+        if ref.sha256 == self.lexicon.sha256:
+            raise GameError(f"la partida ya se juega con el léxico {ref.name} ({ref.short})")
+        current = self.current
+        open_round = current if current is not None and current.master is None else None
+        if open_round is not None and open_round.slips:
+            raise GameError(
+                f"la ronda {open_round.number} ya tiene papeletas y se juzga entera con un léxico: "
+                "cambie el léxico cuando se publique su jugada maestra"
+            )
+        self.lexicon = lexicon_for(ref, self.lexicon, self._find)
+        if open_round is not None:
+            open_round.lexicon, open_round._top = self.lexicon, None
+
     def _open_round(self, number: int) -> Round:
         r = self.current
         if r is None or r.number != number or r.master is not None:
@@ -490,6 +521,7 @@ _HANDLERS: Final = {
     "master_announced": DuplicateGame._on_master_announced,
     "master_annulled": DuplicateGame._on_master_annulled,
     "game_ended": DuplicateGame._on_game_ended,
+    "lexicon_changed": DuplicateGame._on_lexicon_changed,
 }
 
 

@@ -211,7 +211,7 @@ def test_the_archive_command_writes_the_same_file(app: Flask, tmp_path: Path) ->
     game_id = classic_game(app)
     out = tmp_path / "expediente.zip"
     url = app.config["DATABASE_URL"]
-    assert main(["archive", game_id, "--out", str(out), "--db", url, "--data", str(tmp_path / "datos")]) == 0
+    assert main(["archive", game_id, "--out", str(out), "--db", url, "--data", app.instance_path]) == 0
     names = zipfile.ZipFile(out).namelist()
     assert {"eventos.jsonl", "partida.gcg", "hoja.csv", "MANIFIESTO.txt"} <= set(names)
     assert main(["archive", "no-existe", "--out", str(out), "--db", url]) == 2

@@ -1,5 +1,6 @@
 """``veedor archive GAME --out FILE.zip``: a game's evidence file (``records.evidence``), from
-the same data folder and database as ``veedor serve`` (``--data``/``--db``)."""
+the same data folder and database as ``veedor serve`` (``--data``/``--db``; the game is
+replayed with its own word list, kept in the data folder, as the server does)."""
 
 from __future__ import annotations
 
@@ -21,13 +22,16 @@ def add_archive_commands(commands: Any) -> None:
     archive.add_argument("game", metavar="PARTIDA", help="el identificador de la partida (el de sus direcciones)")
     archive.add_argument("--out", required=True, metavar="ARCHIVO.zip", help="dónde escribir el zip")
     add_storage_options(archive)
+    archive.add_argument("--lexicon", metavar="PATH",
+                         help="the server's word list, for games stored before games recorded theirs")  # fmt: skip
     archive.set_defaults(run=run_archive)
 
 
 def run_archive(args: argparse.Namespace) -> int:
     from ..app import create_app
 
-    app = create_app({"INSTANCE_PATH": str(Path(args.data).resolve()), "DATABASE_URL": database_url(args)})
+    app = create_app({"INSTANCE_PATH": str(Path(args.data).resolve()), "DATABASE_URL": database_url(args),
+                      "LEXICON_PATH": args.lexicon})  # fmt: skip
     try:
         services(app).games.store.game(args.game)
     except GameError:

@@ -1,7 +1,9 @@
 """``veedor duplicate simulate``: a whole duplicate game with simulated players.
 
 Every event goes through the event store (an in-memory SQLite database unless
-``--db`` names one), so the simulation exercises the same path as a real game.
+``--db`` names one), so the simulation exercises the same path as a real game. The game
+records its word list, and a copy of the list is kept in ``--data``'s ``lexicons/``
+(default: beside a SQLite database file), where a server finds it (``services.lexicons``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from rules_core.events import GameError
 from rules_core.lexicon import load_lexicon
 from rules_core.results_csv import round_results_csv, standings_csv
 
-from ..services.games import GameService
+from ..services.games import open_games
 from ..services.simulation import make_players, simulate_duplicate
 from ..services.store import EventStore
 from .spanish import LEXICON_HELP
@@ -38,6 +40,8 @@ def add_duplicate_commands(commands: Any) -> None:
     simulate.add_argument("--tie-breaks", action="store_true", help="desempates (D.III.28)")
     simulate.add_argument("--lexicon", metavar="RUTA", help=LEXICON_HELP)
     simulate.add_argument("--db", default="sqlite://", help="URL de la base de datos (por defecto: en memoria)")
+    simulate.add_argument("--data", metavar="CARPETA",
+                          help="carpeta de datos cuya lexicons/ guarda la lista de palabras (por defecto: junto a una --db SQLite)")  # fmt: skip
     simulate.add_argument("--json", action="store_true", help="escribe un documento JSON")
     simulate.add_argument("--csv", metavar="CARPETA", help="escribe también allí rondas.csv y clasificacion.csv")
     simulate.add_argument("--delay", type=float, default=0.0, help="segundos entre rondas")
@@ -50,7 +54,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     settings = DuplicateSettings(
         rounds=args.rounds, bonuses=args.bonuses, tie_breaks=args.tie_breaks, seed=args.seed
     )
-    service = GameService(EventStore(args.db), load_lexicon(args.lexicon))
+    service = open_games(args.db, load_lexicon(args.lexicon), args.data)
     game_id = service.create_duplicate(f"Simulación {args.seed}", settings)
     game = service.duplicate(game_id)
     out = sys.stdout

@@ -276,10 +276,9 @@ def _print_result(result: dict[str, Any], as_json: bool) -> None:
 
 
 def _service(args: argparse.Namespace) -> Any:
-    from webapp.services.games import GameService
-    from webapp.services.store import EventStore
+    from webapp.services.games import open_games
 
-    return GameService(EventStore(args.db), load_lexicon(args.lexicon))
+    return open_games(args.db, load_lexicon(args.lexicon))
 
 
 def _feed(service: Any, game_id: str, state: Path, template: Path | None = None) -> Any:
@@ -289,7 +288,7 @@ def _feed(service: Any, game_id: str, state: Path, template: Path | None = None)
     from vision.slips.review import ReviewQueue
 
     return GameFeed(game_id, lambda: service.duplicate(game_id), partial(service.enter_slip, game_id),
-                    SlipReader(service.lexicon), ReviewQueue(state),
+                    SlipReader(service.duplicate(game_id).lexicon), ReviewQueue(state),
                     template=PlainTemplate.load(template) if template else None)  # fmt: skip
 
 

@@ -25,7 +25,7 @@ KINDS = {  # the filter's names for event kinds
     "game_created": "partida", "player_added": "jugadores", "rack_set": "atriles", "timer": "reloj",
     "slip": "papeletas", "slip_corrected": "papeletas", "master_announced": "maestras",
     "master_annulled": "maestras", "game_ended": "partida", "play": "jugadas", "challenge": "jugadas",
-    "exchange": "jugadas", "pass": "jugadas", "end": "partida", "time_penalty": "reloj",
+    "exchange": "jugadas", "pass": "jugadas", "end": "partida", "time_penalty": "reloj", "lexicon_changed": "léxico",
 }  # fmt: skip
 TIMER = {"start": "en marcha", "pause": "en pausa", "resume": "reanudado", "close": "cerrado (TIEMPO)"}
 REVIEW = {"accept": "propuesta aceptada", "correct": "corregida", "void": "anulada"}  # the panel's decisions
@@ -88,7 +88,9 @@ def describe(event: Event, names: Mapping[str, str], replaced: str | None = None
     if kind == "player_added":
         return f"Jugador {data.get('name')} en la mesa {data.get('table')}{by}"
     if kind == "game_created":
-        return f"Partida creada{by}"
+        return f"Partida creada{_word_list(data, ', con el léxico ')}{by}"
+    if kind == "lexicon_changed":
+        return f"Léxico cambiado{_word_list(data, ' a ')}; motivo: {data.get('reason')}{by}"
     if kind in ("game_ended", "end"):
         return f"Partida terminada{': ' + str(data['reason']) if data.get('reason') else ''}{by}"
     return _classic(event, who) + by
@@ -96,6 +98,14 @@ def describe(event: Event, names: Mapping[str, str], replaced: str | None = None
 
 def _written(slip: Mapping[str, Any]) -> str:
     return str(slip.get("notation") or "sin jugada")
+
+
+def _word_list(data: Mapping[str, Any], before: str) -> str:
+    """``before`` and the event's word list as "FILE2017 (48976d0b)", or nothing when it has none."""
+    word_list = data.get("word_list")
+    if not isinstance(word_list, Mapping):
+        return ""
+    return f"{before}{word_list.get('name')} ({str(word_list.get('sha256', ''))[:8]})"
 
 
 def _slip(event: Event, who: str, replaced: str | None) -> str:

@@ -36,10 +36,9 @@ from vision.slips.ingest import Ingestor
 from vision.slips.reader import SlipReader
 from vision.slips.review import ReviewQueue
 
-from .games import GameService
+from .games import open_games
 from .scanning import FolderScanner, ScanService
 from .simulation import make_players, pick_play, write_slip
-from .store import EventStore
 
 
 def slip_fields(slip: Slip, round_number: int, table: int, rng: np.random.Generator) -> dict[str, str] | None:
@@ -94,7 +93,7 @@ def run_scanned_game(player_count: int, rounds: int, seed: int, state: Path, db:
                      out: TextIO) -> str:  # fmt: skip
     """Play ``rounds`` rounds with scanned slips; returns the game id. Pages, journal and queue under ``state``."""
 
-    service = GameService(EventStore(db), load_lexicon(lexicon_path))
+    service = open_games(db, load_lexicon(lexicon_path))
     game_id = service.create_duplicate(f"Papeletas escaneadas {seed}", DuplicateSettings(rounds=rounds, seed=seed))
     game = service.duplicate(game_id)
 
@@ -106,7 +105,7 @@ def run_scanned_game(player_count: int, rounds: int, seed: int, state: Path, db:
         append(Event("player_added", {"player": p.id, "name": p.name, "table": p.table}))
     queue = ReviewQueue(state / "lector")
     feed = GameFeed(game_id, lambda: service.duplicate(game_id), partial(service.enter_slip, game_id),
-                    SlipReader(service.lexicon), queue)  # fmt: skip
+                    SlipReader(game.lexicon), queue)  # fmt: skip
     ingestor = Ingestor(state / "bandeja", state / "lector", feed.read_page)
     rng, nrng = random.Random(seed), np.random.default_rng(seed)
     painter = SlipPainter(game_id, "Demo", nrng)

@@ -17,6 +17,7 @@ from rules_core.player_list import MAX_NAME, MAX_PLAYERS, ListedPlayer, PlayerLi
 
 from ...services.shared import scan_service, services
 from ..auth import login_required
+from ..display import game_record
 from .common import actor, append, back, bp, duplicate_of, number
 
 
@@ -118,4 +119,19 @@ def add_players(game_id: str) -> Response | str:
         return _players_preview(players, [], action, str(_("Añadir jugadores")))
     added = sum(append(game_id, _player_event(p)) for p in players)
     flash(_("%(n)s jugadores añadidos.", n=added), "ok")
+    return back(game_id)
+
+
+@bp.post("/g/<game_id>/lexicon")
+@login_required
+def change_lexicon(game_id: str) -> Response:
+    """Judge the game with another of the server's lists from now on: an arbiter's decision, with its reason."""
+    game_record(game_id)
+    try:
+        ref = services().games.shelf.ref(request.form.get("sha256", ""))
+        reason = request.form.get("reason", "").strip()[:300]
+        services().games.append(game_id, Event("lexicon_changed", {"word_list": ref.to_json(), "reason": reason}, actor()))
+        flash(_("Léxico cambiado: %(name)s (%(hash)s).", name=ref.name, hash=ref.short), "ok")
+    except GameError as error:
+        flash(str(error), "error")
     return back(game_id)

@@ -92,7 +92,7 @@ def check(game_id: str) -> Response:
             return jsonify({"error": str(error)})
         player = game.players[player_id]
         slip = slip_from_form(request.args)
-        result = score_slip(r.board, r.rack, game.lexicon, slip) if slip.notation or slip.late or slip.void else None
+        result = score_slip(r.board, r.rack, r.lexicon, slip) if slip.notation or slip.late or slip.void else None
         existing = stored_slip(game, r.number, player_id)
         return jsonify({
             "round": r.number, "table": player.table, "name": player.name,
@@ -123,7 +123,7 @@ def enter_slip(game_id: str) -> Response | tuple[Response, int]:
         stored = stored_slip(game, r.number, player_id)
         if stored is not None and stored.slip == slip:
             return _slip_reply(game_id, _stored_reply(game, stored, repeated=True), None)
-        warning = _doubtful_notation(game, r, slip, score_slip(r.board, r.rack, game.lexicon, slip))
+        warning = _doubtful_notation(game, r, slip, score_slip(r.board, r.rack, r.lexicon, slip))
     if warning and values.get("confirm") != "1":
         return _slip_reply(game_id, {"confirm": warning}, None)
     try:
@@ -149,7 +149,7 @@ def _doubtful_notation(game: DuplicateGame, r: Round, slip: Slip, result: SlipSc
     """Why a typed slip may be a typing slip (asked again before storing), or None."""
     if slip.notation is None or slip.late or slip.void:
         return None
-    meant = None if result.valid else meant_play(r.board, r.rack, game.lexicon, slip.notation)
+    meant = None if result.valid else meant_play(r.board, r.rack, r.lexicon, slip.notation)
     if meant is not None:  # D.III.20.4, as the scanner flags it
         return str(_("«%(p)s» tiene las coordenadas en orden incorrecto (se leería %(m)s): la papeleta es nula "
                      "(D.III.20.4). Pulse Intro otra vez para anotarla así.", p=slip.notation, m=meant.notation()))
