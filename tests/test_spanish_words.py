@@ -65,7 +65,7 @@ def test_the_history_names_the_panels_action_in_spanish() -> None:
     stored = Event("slip_corrected", {"round": 1, "player": "j1", "slip": Slip("H6 YERBA").to_json(),
                                       "reason": "revisión del árbitro (correct)"}, "arbitro")  # fmt: skip
     said = describe(stored, {"j1": "la mesa 1 (Ana)"})
-    assert said.endswith("corrección; motivo: revisión del árbitro (corregida), por arbitro")
+    assert said.endswith("sustituye a la papeleta anterior; motivo: revisión del árbitro (corregida), por arbitro")
 
 
 def test_the_console_says_how_many_found_a_play_in_agreement(app: Flask) -> None:

@@ -25,6 +25,7 @@ from rules_core.events import Event
 from webapp.cli import main
 from webapp.services.shared import services
 
+from .conftest import FILE2017
 from .web_helpers import duplicate_game, event_count
 
 pytest_plugins = ["tests.conftest_web"]
@@ -155,7 +156,9 @@ def test_the_archive_command_never_copies_the_database(app: Flask, tmp_path: Pat
     url = app.config["DATABASE_URL"]
     services(app).games.append(game_id, Event("pass", {"player": 0, "frame": str(tmp_path / "veedor.db")}, "dispositivo:viejo"))
     out = tmp_path / "expediente.zip"
-    assert main(["archive", game_id, "--out", str(out), "--db", url, "--data", str(tmp_path)]) == 0
+    # the game's word list is FILE2017's (the app's): given, as a server started with it would have it
+    assert main(["archive", game_id, "--out", str(out), "--db", url, "--data", str(tmp_path),
+                 "--lexicon", str(FILE2017)]) == 0  # fmt: skip
     names = zipfile.ZipFile(out).namelist()
     assert "omitidos.txt" in names and not [n for n in names if n.startswith("fotogramas/")]
 

@@ -262,7 +262,7 @@ def test_adding_a_repeated_table_in_the_console_stores_nothing(app: Flask, arbit
 
 def test_the_evidence_file_holds_the_frame_of_every_camera_play(app: Flask, arbiter: FlaskClient) -> None:
     """The demo's camera table (a rendered game through the real pipeline, as ``make demo`` plays it)."""
-    from webapp.services.table_demo import DEMO_CAMERA, create_demo_game, run_demo_table
+    from webapp.services.demo.table import DEMO_CAMERA, create_demo_game, run_demo_table
 
     found = services(app)
     game_id = create_demo_game(found.games, found.games.lexicon)

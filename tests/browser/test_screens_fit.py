@@ -27,7 +27,7 @@ from rules_core.duplicate import DuplicateSettings
 from rules_core.events import Event
 from rules_core.movegen import generate_plays
 from rules_core.slips import Slip
-from webapp.services.demo_server import classic_demo_events
+from webapp.services.demo.server import classic_demo_events
 from webapp.services.shared import services
 
 from .screen_checks import SIZES, all_standings, blanks_marked, fits, problems_here, standings_pages

@@ -22,8 +22,8 @@ def add_archive_commands(commands: Any) -> None:
     archive.add_argument("game", metavar="PARTIDA", help="el identificador de la partida (el de sus direcciones)")
     archive.add_argument("--out", required=True, metavar="ARCHIVO.zip", help="dónde escribir el zip")
     add_storage_options(archive)
-    archive.add_argument("--lexicon", metavar="PATH",
-                         help="the server's word list, for games stored before games recorded theirs")  # fmt: skip
+    archive.add_argument("--lexicon", metavar="RUTA",
+                         help="la lista de palabras del servidor, para las partidas guardadas antes de que cada una registrara la suya")  # fmt: skip
     archive.set_defaults(run=run_archive)
 
 

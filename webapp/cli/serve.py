@@ -5,7 +5,7 @@ live screen holds one server thread for as long as it is connected (Server-Sent
 Events), so ``--threads`` bounds screens plus ordinary requests: the app accepts at
 most ``threads - RESERVED_THREADS`` streams and answers 503 beyond that (the screen
 retries), keeping threads for the arbiters. ``--demo`` also plays a demo game by
-itself (``demo_server``). ``--venue FILE`` serves a venue (``hardware.venue``): its
+itself (``services.demo``). ``--venue FILE`` serves a venue (``hardware.venue``): its
 database, lexicon, data folder, host and port (``--host``/``--port`` given on the
 command line win), its cameras and scanners started with the server and stopped with it.
 
@@ -54,7 +54,7 @@ def add_serve_commands(commands: Any) -> None:
     serve.add_argument("--per-address", type=int, default=CONNECTIONS_PER_ADDRESS, metavar="N",
                        help=f"conexiones como mucho desde una dirección, la mitad de ellas pantallas en directo "
                             f"(por defecto {CONNECTIONS_PER_ADDRESS}; 0: sin límite)")  # fmt: skip
-    serve.add_argument("--demo", action="store_true", help="juega sola una partida de demostración (véase demo_server)")
+    serve.add_argument("--demo", action="store_true", help="juega sola una partida de demostración (véase services.demo)")
     serve.add_argument("--venue", metavar="ARCHIVO", help="sirve una sede: su base de datos, léxico, cámaras y escáneres")
     serve.set_defaults(run=run_serve)
 
@@ -93,7 +93,7 @@ def serve_app(args: argparse.Namespace) -> Flask:
             **_address_config(args),
         })  # fmt: skip
     if args.demo:
-        from ..services.demo_server import prepare_demo_data
+        from ..services.demo.server import prepare_demo_data
 
         prepare_demo_data(data)
     return create_app({
@@ -165,7 +165,7 @@ def run_serve(args: argparse.Namespace) -> int:
     base = f"http://{args.host}:{server.effective_port}"
     demo = None
     if args.demo:
-        from ..services.demo_server import start_demo
+        from ..services.demo.server import start_demo
 
         demo = start_demo(app, base)
     else:

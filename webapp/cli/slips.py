@@ -354,7 +354,7 @@ def run_template(args: argparse.Namespace) -> int:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    from webapp.services.slip_demo import run_scanned_game
+    from webapp.services.demo.slips import run_scanned_game
 
     try:
         run_scanned_game(args.players, args.rounds, args.seed, args.state, args.db, args.lexicon, sys.stdout)

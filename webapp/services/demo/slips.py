@@ -6,7 +6,7 @@ table and player), handwritten by one of the installed fonts, scanned at a
 random rotation (``SlipPainter``) into a folder that ``hardware.scanner.FolderReplay``
 replays into the watched inbox; ``Ingestor`` + ``GameFeed`` read them into the game
 and queue the doubtful ones, exactly as in a real round. The web demo
-(``demo_server``) writes its scans with ``write_scan`` into the folder the
+(``server``) writes its scans with ``write_scan`` into the folder the
 server's ``ScanService`` watches.
 """
 
@@ -36,9 +36,9 @@ from vision.slips.ingest import Ingestor
 from vision.slips.reader import SlipReader
 from vision.slips.review import ReviewQueue
 
-from .games import open_games
-from .scanning import FolderScanner, ScanService
-from .simulation import make_players, pick_play, write_slip
+from ..games import open_games
+from ..scanning import FolderScanner, ScanService
+from ..simulation import make_players, pick_play, write_slip
 
 
 def slip_fields(slip: Slip, round_number: int, table: int, rng: np.random.Generator) -> dict[str, str] | None:
