@@ -248,11 +248,25 @@ def _serve(requests: IO[bytes], answers: IO[bytes]) -> None:
         answers.flush()
 
 
+def _end_with_parent() -> None:
+    """End this worker as soon as its server has gone, even in the middle of a file (a watch thread: the
+    decoders release the GIL while they work)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="padre", daemon=True).start()
+
+
 def main() -> None:
     """The worker: its memory capped, its answers on a private copy of stdout (a library that prints
-    writes to stderr instead)."""
+    writes to stderr instead), gone with its server."""
     import resource
 
+    _end_with_parent()
     memory = int(os.environ.get("VEEDOR_DECODE_MEMORY", "0"))
     if memory > 0:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
