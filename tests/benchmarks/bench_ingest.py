@@ -2,11 +2,12 @@
 
 Run with ``make bench`` (or ``python tests/benchmarks/bench_ingest.py [--mutations N] [--seed S]``). Each
 bad file is dropped in a watched folder before a good one and polled once by an ``Ingestor`` with the
-server's budget (``vision.isolation.DEFAULT``): the time until both are done is measured. Also: the pages
-of a 600 dpi scan rendered per second, against the budget's second a page. Targets: the self-referencing
-page tree refused within 1 s (a worker already running) and the file after it read; the nested forms cut at
-the budget (+1 s); every fuzzed file read or refused; a 600 dpi page well within the budget. Prints one line
-per figure and one JSON summary; exit 1 when a target is missed.
+server's budget (``vision.isolation.DEFAULT``): the time until both are done is measured. Also: the seconds
+a page of a 600 dpi scan takes, against the budget's seconds a page. Targets: the self-referencing page tree
+refused within 1 s (a worker already running) and the file after it read; the nested forms cut by the budget
+(+3 s: the next file starts a new worker) or by the worker's memory cap; every fuzzed file read or refused;
+a 600 dpi page within a third of the budget. Prints one line per figure and one JSON summary; exit 1 when a
+target is missed.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def main() -> int:
     isolation.close_workers()
     missed = [
         warm[0] > 1.0 or (warm[1], warm[2]) != ("refused", "read"),
-        forms[0] > budget.seconds + 1.0 or (forms[1], forms[2]) != ("refused", "read"),
+        forms[0] > budget.seconds + 3.0 or (forms[1], forms[2]) != ("refused", "read"),  # + a new worker's start
         ends["left"] > 0 or ends["good read"] != len(cases),
         per_page > budget.per_page / 3,
     ]
