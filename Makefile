@@ -50,6 +50,7 @@ bench: $(INSTALLED) bench-packages
 	$(PYTHON) tests/benchmarks/bench_slips.py
 	$(PYTHON) tests/benchmarks/bench_slip_players.py
 	$(PYTHON) tests/benchmarks/bench_venue.py
+	$(PYTHON) tests/benchmarks/bench_ingest.py
 
 typecheck: $(INSTALLED)
 	$(VENV)/bin/mypy

@@ -75,7 +75,7 @@ from .views import (
     tournaments,
 )
 from .views.auth import check_csrf, csrf_token, current_arbiter, wants_json
-from .views.inputs import check_request_text
+from .views.inputs import check_request_text, widen_form_limits
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +129,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     _register_blueprints(app)
     _register_errors(app)
     _register_commands(app)
+    app.before_request(widen_form_limits)  # blueprints' own limits (slip uploads) are set earlier still
     app.before_request(check_request_text)
     app.before_request(check_csrf)
     app.after_request(_security_headers)

@@ -9,13 +9,14 @@ beside the requests: the slip scanners' threads and the local cameras' processes
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
 from flask import Flask, current_app
 
 from hardware.camera_worker import WorkerConfig
+from vision.isolation import DEFAULT as DECODE_BUDGET
 
 from .accounts import Accounts
 from .camera_workers import CameraWorkers
@@ -54,6 +55,8 @@ def scan_service(app: Flask | None = None) -> ScanService:
     found = services(app)
     if found.scans.games is None:
         root = app.config.get("SCANS_PATH") or Path(app.config.get("DATA_DIR") or app.instance_path) / "papeletas"
+        seconds = float(app.config.get("SCAN_DECODE_SECONDS", DECODE_BUDGET.seconds))
+        found.scans.budget = replace(DECODE_BUDGET, seconds=seconds)
         found.scans.attach(found.games, Path(root))
     return found.scans
 
