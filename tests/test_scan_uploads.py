@@ -17,7 +17,7 @@ from vision.slips.ingest import clean_name
 from webapp.app import create_app
 from webapp.services.scanning import FolderScanner
 from webapp.services.shared import scan_service, services, start_scanners, stop_scanners
-from webapp.services.slip_demo import write_scan
+from webapp.services.demo.slips import write_scan
 
 from .malformed_scans import nested_forms_pdf, self_referencing_pdf
 from .test_image_bombs import hand_pdf
