@@ -40,6 +40,7 @@ bench: $(INSTALLED) bench-packages
 	$(PYTHON) tests/benchmarks/bench_rules.py
 	$(PYTHON) tests/benchmarks/bench_web.py
 	$(PYTHON) tests/benchmarks/bench_attack.py
+	$(PYTHON) tests/benchmarks/bench_durability.py
 	$(PYTHON) tests/benchmarks/bench_summary.py
 	$(PYTHON) tests/benchmarks/bench_clock.py
 	$(PYTHON) tests/benchmarks/bench_exports.py
@@ -50,6 +51,7 @@ bench: $(INSTALLED) bench-packages
 	$(PYTHON) tests/benchmarks/bench_slips.py
 	$(PYTHON) tests/benchmarks/bench_slip_players.py
 	$(PYTHON) tests/benchmarks/bench_venue.py
+	$(PYTHON) tests/benchmarks/bench_ingest.py
 
 typecheck: $(INSTALLED)
 	$(VENV)/bin/mypy

@@ -147,8 +147,10 @@ class _Parser:
         self.unique([str(t.number) for t in tables if t.number], "la mesa {} aparece más de una vez")
         cameras = self.link_tables(tables, cameras)
         self.check_screens(screens, {t.number for t in tables})
+        database_url = self.database(raw, data_dir)
+        self.check_scanner_folders(scanners, data_dir, database_url)
         return Venue(
-            path=self.path, name=name, database_url=self.database(raw, data_dir), data_dir=data_dir,
+            path=self.path, name=name, database_url=database_url, data_dir=data_dir,
             lexicon=self.lexicon(raw), host=host, port=port, tables=tuple(tables), cameras=tuple(cameras),
             scanners=tuple(scanners), screens=tuple(screens),
         )  # fmt: skip
@@ -287,6 +289,17 @@ class _Parser:
                 fault = _screen_fault(screen.shows, tables)
                 if fault:
                     self.problem(f"pantalla {screen.name or '?'}: {fault}")
+
+    def check_scanner_folders(self, scanners: list[ScannerConfig], data_dir: Path, database_url: str) -> None:
+        """A scanner takes (reads, moves away) every file of its folder: never the data folder's or the
+        SQLite database's (the server must never open its database as a plain file: issue 67)."""
+        kept = {data_dir.resolve()}
+        if database_url.startswith("sqlite:///"):
+            kept.add(Path(database_url.removeprefix("sqlite:///")).resolve().parent)
+        for scanner in scanners:
+            if scanner.name and scanner.folder != Path() and scanner.folder.resolve() in kept:
+                self.problem(f"escáner {scanner.name}: su carpeta {str(scanner.folder)!r} guarda la base de datos o "
+                             "los datos del servidor, y el escáner se lleva todo archivo de ella: elija otra")  # fmt: skip
 
     def database(self, raw: dict[str, Any], data_dir: Path) -> str:
         url = self.text(raw, "database", "la sede")

@@ -2,7 +2,8 @@
 
 ``ClassicGame.apply(event)`` checks one ``Event`` against the state and either
 raises ``GameError`` (a Spanish sentence, state unchanged) or updates the state;
-``ClassicGame.replay(events, lexicon)`` rebuilds a game. Build events with the
+``ClassicGame.replay(events, lexicon, find)`` rebuilds a game (``find`` gives the lexicon a
+recorded ``word_list`` names, as in ``rules_core.duplicate``). Build events with the
 ``*_event`` helpers, never by hand.
 
 This module creates the game and plays its turns (C.4, C.25-C.34); the rest is
@@ -23,7 +24,8 @@ Event kinds and payload keys (JSON values only):
 ``game_created``  players [2 names]; optional nicknames [2], lexicon, title,
                   clock ("corrido" | "no_corrido" | "temporizador", C.31-C.34),
                   minutes (per player), duration (the game's, C.30), first (0 | 1),
-                  cgp (a starting position; its racks and scores are the first mover's first)
+                  cgp (a starting position; its racks and scores are the first mover's first),
+                  word_list (the lexicon played with, ``LexiconRef.to_json``; absent in older games)
 ``play``          player, notation; optional rack, score (claimed), off_centre_accepted
 ``challenge``     optional player (the challenger, C.43); judges the last play (C.39)
 ``exchange``      player; count and/or tiles; optional rack (C.25)
@@ -31,6 +33,8 @@ Event kinds and payload keys (JSON values only):
 ``end``           optional reason ("45.1" .. "45.5"; default: the ending reached),
                   racks [2 racks, "" or null where none is needed] (C.45)
 ``time_penalty``  player; seconds_over or points (C.35), once the game has ended
+``lexicon_changed`` word_list, reason: another lexicon for the plays from now on (an
+                  arbiter's decision; plays already judged keep their verdict)
 ``clock_start``, ``clock_press``, ``clock_pause``, ``clock_resume``: the table's clock
                   (``classic_clock``); the ``end`` event takes its overtime off (C.35)
 """
@@ -61,7 +65,7 @@ from .classic_state import (
 )
 from .clock import new_clock, overtime_penalty
 from .events import MALFORMED, Event, GameError
-from .lexicon import Lexicon
+from .lexicon import FindLexicon, Lexicon, LexiconRef, lexicon_for
 from .notation import NotationError, Play
 from .scoring import RACK_SIZE
 from .validation import PlayCheck, check_play
@@ -88,15 +92,16 @@ CLOCK_MODES: Final = ("corrido", "no_corrido", "temporizador")  # C.32.1, C.32.2
 class ClassicGame(ClassicEvents):
     """A classic game between two players, rebuilt from its events (see the module docstring)."""
 
-    def __init__(self, lexicon: Lexicon) -> None:
-        self.lexicon = lexicon
+    def __init__(self, lexicon: Lexicon, find: FindLexicon | None = None) -> None:
+        self.lexicon = lexicon  # the lexicon in force
+        self._find = find
         self._state = GameState()
         self._events: list[Event] = []
 
     @classmethod
-    def replay(cls, events: Iterable[Event], lexicon: Lexicon) -> ClassicGame:
+    def replay(cls, events: Iterable[Event], lexicon: Lexicon, find: FindLexicon | None = None) -> ClassicGame:
         """The game these events make; raises GameError at the first one the rules forbid."""
-        game = cls(lexicon)
+        game = cls(lexicon, find)
         for event in events:
             game.apply(event)
         return game
@@ -232,6 +237,8 @@ class ClassicGame(ClassicEvents):
         cgp = payload.text("cgp")
         if cgp is not None:
             _start_from(state, cgp)
+        if payload.data.get("word_list") is not None:
+            self.lexicon = lexicon_for(LexiconRef.from_json(payload.data["word_list"]), self.lexicon, self._find)
         state.created = True
 
     def _play(self, state: GameState, payload: Payload) -> None:
@@ -320,6 +327,16 @@ class ClassicGame(ClassicEvents):
     def _time_penalty(self, state: GameState, payload: Payload) -> None:
         time_penalty(state, payload)
 
+    def _lexicon_changed(self, state: GameState, payload: Payload) -> None:
+        if state.finished:
+            raise GameError("la partida ha terminado")
+        if not (payload.text("reason") or "").strip():
+            raise GameError("un cambio de léxico necesita un motivo")
+        ref = LexiconRef.from_json(payload.data.get("word_list"))
+        if ref.sha256 == self.lexicon.sha256:
+            raise GameError(f"la partida ya se juega con el léxico {ref.name} ({ref.short})")
+        self.lexicon = lexicon_for(ref, self.lexicon, self._find)
+
     _HANDLERS: Final[dict[str, Callable[[ClassicGame, GameState, Payload], None]]] = {
         "game_created": _created,
         "play": _play,
@@ -328,6 +345,7 @@ class ClassicGame(ClassicEvents):
         "pass": _pass,
         "end": _end,
         "time_penalty": _time_penalty,
+        "lexicon_changed": _lexicon_changed,
         "clock_start": lambda _game, state, payload: start_clock(state, payload),
         "clock_press": lambda _game, state, payload: press_clock(state, payload),
         "clock_pause": lambda _game, state, payload: pause_clock(state, payload),

@@ -5,7 +5,9 @@ master play (the highest score, D.III.15) then goes on the board for everyone
 (D.I.1). ``DuplicateGame.apply`` checks an event against the state and applies it;
 ``replay`` rebuilds a game from its stored events. Event kinds and their data:
 
-* ``game_created``: ``settings`` (``DuplicateSettings.to_json``);
+* ``game_created``: ``settings`` (``DuplicateSettings.to_json``), ``word_list`` (the
+  lexicon the game is played with, ``LexiconRef.to_json``; absent in games stored before
+  games recorded it: they are played with the lexicon given to ``replay``);
 * ``player_added``: ``player`` (id), ``name``, ``table``;
 * ``rack_set``: ``round``, ``rack`` (labels, ``?`` a blank), ``source``
   (``"sorteo"`` or ``"manual"``), ``redraws`` (D.III.19);
@@ -16,7 +18,14 @@ master play (the highest score, D.III.15) then goes on the board for everyone
   top score, the rules' choice by default); never replaced once announced (D.III.29);
 * ``master_annulled``: ``round``, ``reason``: a wrong master found in the next round
   stays on the board and is annulled for the players who played it (D.III.29);
-* ``game_ended``: ``reason`` (D.III.22).
+* ``game_ended``: ``reason`` (D.III.22);
+* ``lexicon_changed``: ``word_list``, ``reason``: another lexicon from now on, an
+  arbiter's decision. A round is judged whole with one lexicon: the one in force when its
+  rack was set, or the new one if no slip of the round is in yet; rounds played keep theirs.
+
+``replay`` is given the lexicon to start with and ``find``, which gives the lexicon a
+``LexiconRef`` names (the caller's policy: files, a cache); without it, a game recorded
+with another lexicon raises MissingLexicon.
 
 Reasons an arbiter writes (an annulment's, a correction's, the end's) are the arbiter's:
 the public reads the kind of the decision (``SlipScore.public_reason``,
@@ -34,7 +43,7 @@ from .alphabet import BLANK, Tile, full_bag, is_blank, label, tile_from_label
 from .board import Board
 from .cgp import Position, rack_sort_key
 from .events import MALFORMED, Event, GameError
-from .lexicon import Lexicon
+from .lexicon import FindLexicon, Lexicon, LexiconRef, lexicon_for
 from .master import top_plays
 from .movegen import ScoredPlay, generate_plays
 from .notation import NotationError, Play
@@ -43,7 +52,7 @@ from .slips import Slip, SlipScore, score_slip
 
 MAX_BONUS: Final = 25  # D.III.24: bonuses should not exceed 25 points
 NO_SLIP: Final = SlipScore(None, 0, "sin papeleta")
-ANNULLED_MASTER: Final = "jugada maestra anulada"
+ANNULLED_MASTER: Final = "jugada maestra anulada"  # a slip's reason starts so when its play was the annulled master
 ARBITER_END: Final = "decisión del Juez Árbitro (D.III.22)"
 # D.III.20.1.a-d: canonical, oriented canonical, absolute board, relative board
 NOTATIONS: Final = ("canonica", "orientada", "absoluta", "relativa")
@@ -100,6 +109,7 @@ class Round:
     number: int
     board: Board  # the board at the start of the round
     rack: tuple[Tile, ...]
+    lexicon: Lexicon = field(repr=False, compare=False)  # the round is judged with it
     source: str = "sorteo"
     redraws: int = 0
     slips: dict[str, Slip] = field(default_factory=dict)
@@ -113,6 +123,10 @@ class Round:
     @property
     def master_score(self) -> int:
         return self.master.score if self.master else 0
+
+    def annulled_players(self) -> list[str]:
+        """The players whose play was this round's annulled master: it scores 0 for them (D.III.29)."""
+        return [p for p, result in self.results.items() if result.reason.startswith(ANNULLED_MASTER)]
 
     def cgp(self) -> str:
         """The round's position: board and rack at its start."""
@@ -158,8 +172,9 @@ class Standing:
 class DuplicateGame:
     """The state of a duplicate game; change it only through ``apply``."""
 
-    def __init__(self, lexicon: Lexicon) -> None:
-        self.lexicon = lexicon
+    def __init__(self, lexicon: Lexicon, find: FindLexicon | None = None) -> None:
+        self.lexicon = lexicon  # the lexicon in force (the open round's)
+        self._find = find
         self.settings = DuplicateSettings()
         self.created = False
         self.players: dict[str, Player] = {}
@@ -172,8 +187,8 @@ class DuplicateGame:
         self.events: list[Event] = []
 
     @classmethod
-    def replay(cls, events: Iterable[Event], lexicon: Lexicon) -> DuplicateGame:
-        game = cls(lexicon)
+    def replay(cls, events: Iterable[Event], lexicon: Lexicon, find: FindLexicon | None = None) -> DuplicateGame:
+        game = cls(lexicon, find)
         for event in events:
             game.apply(event)
         return game
@@ -214,7 +229,7 @@ class DuplicateGame:
         """The plays of the round's top score, the rules' master first (D.III.15)."""
         r = self.round(number)
         if r._top is None:
-            plays = generate_plays(r.board, r.rack, self.lexicon)
+            plays = generate_plays(r.board, r.rack, r.lexicon)
             r._top = top_plays(r.board, r.rack, plays)
         return r._top
 
@@ -298,7 +313,10 @@ class DuplicateGame:
     def _on_game_created(self, event: Event) -> None:
         if self.created:
             raise GameError("la partida ya está creada")
-        self.settings = DuplicateSettings.from_json(dict(event.data.get("settings", {})))
+        settings = DuplicateSettings.from_json(dict(event.data.get("settings", {})))
+        if event.data.get("word_list") is not None:
+            self.lexicon = lexicon_for(LexiconRef.from_json(event.data["word_list"]), self.lexicon, self._find)
+        self.settings = settings
         self.created = True
 
     def _on_player_added(self, event: Event) -> None:
@@ -330,7 +348,7 @@ class DuplicateGame:
         problem = manual_rack_problem(rack, self.leave, bag, number)
         if problem:
             raise GameError(f"atril {_rack_text(rack)} no válido: {problem}")
-        new = Round(number, self.board.copy(), rack, str(event.data.get("source", "manual")),
+        new = Round(number, self.board.copy(), rack, self.lexicon, str(event.data.get("source", "manual")),
                     int(event.data.get("redraws", 0)))  # fmt: skip
         if replacing:
             self.rounds.pop()
@@ -379,8 +397,8 @@ class DuplicateGame:
         r.history.append(event)
 
     def _score(self, r: Round, player: str, slip: Slip) -> SlipScore:
-        result = score_slip(r.board, r.rack, self.lexicon, slip)
-        if r.annulled and r.master and result.valid and result.play == r.master.notation:
+        result = score_slip(r.board, r.rack, r.lexicon, slip)
+        if r.annulled and r.master and result.valid and result.play and _same_placement(r, result.play):
             return SlipScore(result.play, 0, f"{ANNULLED_MASTER}: {r.annulled} (D.III.29)",
                              public=f"{ANNULLED_MASTER} (D.III.29)")  # fmt: skip
         return result
@@ -415,6 +433,8 @@ class DuplicateGame:
     def _natural_end(self, number: int) -> str | None:
         """D.III.22: the agreed rounds played, or vowels or consonants used up, or no valid rack."""
         if self.settings.rounds is not None and number >= self.settings.rounds:
+            if self.settings.rounds == 1:
+                return "se ha jugado la única ronda pactada (D.III.22)"
             return f"se han jugado las {self.settings.rounds} rondas pactadas (D.III.22)"
         vowels, consonants = vowels_and_consonants(self.pool)
         if vowels == 0:
@@ -426,24 +446,63 @@ class DuplicateGame:
         return None
 
     def _on_master_annulled(self, event: Event) -> None:
-        r = self.round(int(event.data["round"]))
+        reason = str(event.data.get("reason", "")).strip()
+        r = self._annullable(int(event.data["round"]), reason)
+        r.results = self._annulled_results(r, reason)
+        r.annulled = reason
+
+    def _annullable(self, number: int, reason: str) -> Round:
+        """Round ``number`` when its master may be annulled with ``reason`` (D.III.29), else GameError."""
+        r = self.round(number)
         announced = [x for x in self.rounds if x.master is not None]
         if r.master is None or r is not announced[-1]:
             raise GameError("solo se anula la última jugada maestra anunciada, en la ronda siguiente (D.III.29)")
-        reason = str(event.data.get("reason", "")).strip()
         if not reason:
             raise GameError("la anulación necesita un motivo")
+        return r
+
+    def _annulled_results(self, r: Round, reason: str) -> dict[str, SlipScore]:
+        """The round's results with its master annulled: the players who played it score 0 (D.III.29)."""
         previous, r.annulled = r.annulled, reason
         try:
-            rescored = {player: self._score(r, player, slip) for player, slip in r.slips.items()}
-        except Exception:
+            return {**r.results, **{player: self._score(r, player, slip) for player, slip in r.slips.items()}}
+        finally:
             r.annulled = previous
-            raise
-        r.results.update(rescored)
+
+    def annulment_changes(self, number: int, reason: str) -> dict[str, tuple[int, int]]:
+        """What annulling round ``number``'s master would change (D.III.29): each player whose total
+        changes (bonuses of D.III.24 included), with the total before and after. Nothing is changed."""
+        reason = reason.strip()
+        r = self._annullable(number, reason)
+        before = {s.player: s.total for s in self.standings()}
+        kept = r.annulled, r.results
+        r.results, r.annulled = self._annulled_results(r, reason), reason
+        try:
+            after = {s.player: s.total for s in self.standings()}
+        finally:
+            r.annulled, r.results = kept
+        return {p: (before[p], after[p]) for p in before if before[p] != after[p]}
 
     def _on_game_ended(self, event: Event) -> None:
         given = str(event.data.get("reason") or "").strip()
         self.end_reason, self.ended_by_arbiter = given or ARBITER_END, bool(given)
+
+    def _on_lexicon_changed(self, event: Event) -> None:
+        if not str(event.data.get("reason", "")).strip():
+            raise GameError("un cambio de léxico necesita un motivo")
+        ref = LexiconRef.from_json(event.data.get("word_list"))
+        if ref.sha256 == self.lexicon.sha256:
+            raise GameError(f"la partida ya se juega con el léxico {ref.name} ({ref.short})")
+        current = self.current
+        open_round = current if current is not None and current.master is None else None
+        if open_round is not None and open_round.slips:
+            raise GameError(
+                f"la ronda {open_round.number} ya tiene papeletas y se juzga entera con un léxico: "
+                "cambie el léxico cuando se publique su jugada maestra"
+            )
+        self.lexicon = lexicon_for(ref, self.lexicon, self._find)
+        if open_round is not None:
+            open_round.lexicon, open_round._top = self.lexicon, None
 
     def _open_round(self, number: int) -> Round:
         r = self.current
@@ -462,6 +521,7 @@ _HANDLERS: Final = {
     "master_announced": DuplicateGame._on_master_announced,
     "master_annulled": DuplicateGame._on_master_annulled,
     "game_ended": DuplicateGame._on_game_ended,
+    "lexicon_changed": DuplicateGame._on_lexicon_changed,
 }
 
 
@@ -471,6 +531,21 @@ def _without(tiles: Iterable[Tile], taken: Iterable[Tile]) -> list[Tile]:
     for tile in taken:
         rest.remove(tile)
     return rest
+
+
+def _same_placement(r: Round, notation: str) -> bool:
+    """Whether the play ``notation`` lays the tiles of round ``r``'s master on the same squares (a
+    one-tile play has two notations: either is the master's, D.III.29)."""
+    assert r.master is not None
+    try:
+        play = Play.from_notation(notation)
+    except NotationError:
+        return False
+    return _placement(r.board, play) == _placement(r.board, r.master.play)
+
+
+def _placement(board: Board, play: Play) -> set[tuple[tuple[int, int], Tile]]:
+    return {(square, tile) for square, tile in zip(play.squares(), play.word) if not board[square]}
 
 
 def _rack_text(rack: Iterable[Tile]) -> str:

@@ -113,7 +113,7 @@ def _updated(me: Rating, group: Sequence[Rating], actual: float, count: int, fac
     actual_perf = -_NORMAL.inv_cdf((actual - 0.5) / count)
     performed_as = me.rating + factor * (actual_perf - expected_perf)
     weight = _weight(me)
-    cap = 150 + 1500 / (me.games + 2)
+    cap = _cap(me.games)
     rating = (me.rating + weight * performed_as) / (1 + weight)
     rating = min(max(rating, me.rating - cap), me.rating + cap)
     volatility = math.sqrt((rating - me.rating) ** 2 / weight + me.volatility**2 / (weight + 1))
@@ -127,9 +127,40 @@ def _beats(other: Rating, me: Rating) -> float:
 
 
 def _weight(me: Rating) -> float:
-    weight = 1 / (1 - (0.42 / (me.games + 1) + 0.18)) - 1
+    weight = _base_weight(me.games)
     if 2000 <= me.rating <= 2500:
         return weight * 0.9
     if me.rating > 2500:
         return weight * 0.8
     return weight
+
+
+def _base_weight(games: int) -> float:
+    return 1 / (1 - (0.42 / (games + 1) + 0.18)) - 1
+
+
+def _cap(games: int) -> float:
+    return 150 + 1500 / (games + 2)
+
+
+@dataclass(frozen=True)
+class Reach:
+    """The ratings and volatilities a player can have after some number of games: (lowest, highest) each."""
+
+    rating: tuple[float, float]
+    volatility: tuple[float, float]
+
+
+def reach_table(games: int) -> list[Reach]:
+    """What the update can give after 0, 1, ... ``games`` games from the start (ELODI.md): a game moves the
+    rating by at most its cap; the volatility shrinks at most to V / sqrt(Weight + 1) (the rating unchanged,
+    the full weight) and grows at most to sqrt(Cap^2 / Weight + V^2 / (Weight + 1)) (the rating moved by
+    its cap, the weight x 0.8 of a rating over 2500). After 0 games: the start, 1200 and 535 exactly."""
+    table = [Reach((START_RATING, START_RATING), (START_VOLATILITY, START_VOLATILITY))]
+    for played in range(games):
+        last, cap = table[-1], _cap(played)
+        full, damped = _base_weight(played), _base_weight(played) * 0.8
+        table.append(Reach((last.rating[0] - cap, last.rating[1] + cap),
+                           (last.volatility[0] / math.sqrt(full + 1),
+                            math.sqrt(cap**2 / damped + last.volatility[1] ** 2 / (damped + 1)))))  # fmt: skip
+    return table

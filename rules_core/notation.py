@@ -6,6 +6,11 @@ lowercase letters are blanks; digraph tiles are written as two letters (or in
 brackets, ``[CH]``). A space or a hyphen separates coordinate and word. The
 oriented form adds an arrow, ``→`` (or ``->``) horizontal, ``↓`` vertical, and then
 the coordinate may be written in either order (D.III.20.1.b).
+
+A coordinate written in the wrong order (D.III.20.4) is judged here once, for the
+scanner and the console alike: ``misordered_forms`` says how a play is so written,
+``misordered_play`` which play such a writing stands for. ``separated`` reads a play
+typed without its separator (``H3ACEPTAR``).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ _NOTATION_RE: Final = re.compile(
     re.VERBOSE,
 )
 _HORIZONTAL_ARROWS: Final = ("→", "->")
+_LONGEST_COORDINATE: Final = 3  # H15, 15H
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,3 +111,58 @@ def _coordinate(text: str, row_text: str, col_text: str) -> Square:
     if not 1 <= col <= SIZE:
         raise NotationError(f"{text!r}: la columna {col_text} no existe (columnas 1-15)")
     return ROW_LABELS.index(row_label), col - 1
+
+
+def swap_coordinate(coordinate: str) -> str:
+    """``H8`` <-> ``8H``: the same square named in the other order."""
+    if coordinate[0].isdigit():
+        return coordinate[-1] + coordinate[:-1]
+    return coordinate[1:] + coordinate[0]
+
+
+def misordered_forms(play: Play) -> tuple[tuple[str, str], tuple[str, str]]:
+    """How ``play`` is written with its coordinate in the wrong order (D.III.20.4), as (coordinate, arrow):
+    the coordinate reversed with no arrow (``4H CARPETA`` for H4 CARPETA), and its own coordinate with the
+    other direction's arrow (``H4 CARPETA ↓``). Either, when not itself a legal play, voids the slip."""
+    coordinate = play.coordinate()
+    return (swap_coordinate(coordinate), ""), (coordinate, "→" if play.down else "↓")
+
+
+def misordered_play(text: str) -> Play | None:
+    """The play whose ``misordered_forms`` include ``text`` (``4H CARPETA`` -> H4 CARPETA), or None
+    (``text`` is no such writing, or no play at all)."""
+    match = _NOTATION_RE.match(text)
+    if not match:
+        return None
+    coordinate = (match["row"] + match["col"]) if match["row"] else (match["col2"] + match["row2"])
+    arrow = "→" if match["arrow"] in _HORIZONTAL_ARROWS else (match["arrow"] or "")
+    try:
+        meant = Play.from_notation(f"{coordinate if arrow else swap_coordinate(coordinate)} {match['word']}")
+    except NotationError:
+        return None
+    return meant if (coordinate.upper(), arrow) in misordered_forms(meant) else None
+
+
+def separated(text: str) -> str | None:
+    """A play typed without the separator after its coordinate (``H3ACEPTAR``) as ``H3 ACEPTAR``: the one
+    cut of a coordinate off its front that reads as a play; None when there is none, or more than one."""
+    text = text.strip()
+    readings = []
+    for cut in range(2, _LONGEST_COORDINATE + 1):
+        candidate = f"{text[:cut]} {text[cut:]}"
+        try:
+            Play.from_notation(candidate)
+        except NotationError:
+            continue
+        readings.append(candidate)
+    return readings[0] if len(readings) == 1 else None
+
+
+def typed_notation(text: str) -> str:
+    """What an arbiter typed, as it will be read: ``text`` when it reads as a play or cannot be read at all,
+    its ``separated`` reading when it is a play typed without a separator."""
+    try:
+        Play.from_notation(text)
+    except NotationError:
+        return separated(text) or text
+    return text

@@ -5,7 +5,9 @@ spreadsheet's copy or a CSV export): table, name, club, federation id, in that o
 unless a header line names them (``mesa``/``table``, ``nombre``/``jugador``/``name``,
 ``club``, ``federacion``/``licencia``/``id``); or free text ``[table] name``. A line
 without a table takes the next free number. Problems are said in the arbiter's terms
-("la mesa 4 está repetida: Ana y Bruno"), all at once, and nothing is cut silently.
+("la mesa 4 está repetida: Ana y Bruno"), all at once, and nothing is cut silently. A name,
+club or federation id holding a control or invisible character (a bidirectional override, a
+zero-width space) is refused, naming it; a byte-order mark opening the text is no character of it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ MAX_PLAYERS: Final = 500  # a very large open; the console pages its lists
 MAX_NAME: Final = 100  # characters of a name (the screens wrap, the slips print it)
 MAX_FIELD: Final = 60  # club, federation id
 MAX_TABLE: Final = 9999  # a slip's table box holds four digits
+MAX_LINE: Final = len(str(MAX_TABLE)) + MAX_NAME + 2 * MAX_FIELD + 3 + 2  # every cell at its longest, CR LF
+MAX_TEXT: Final = (MAX_PLAYERS + 1) * MAX_LINE  # the longest list: a header and MAX_PLAYERS players
+_HIDDEN: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})  # control, format, surrogate, private, unassigned
 _SEPARATOR: Final = re.compile(r"\t|;")
 _HEADERS: Final = {
     "table": ("mesa", "table", "n", "no", "num", "numero"),
@@ -48,7 +53,8 @@ class PlayerListError(ValueError):
 def parse_player_list(text: str, first_table: int = 1, taken: dict[int, str] | None = None) -> list[ListedPlayer]:
     """The players of ``text`` (see the module docstring); ``taken`` maps the tables
     already used in the game to their players. PlayerListError lists every problem."""
-    lines = [(number, line) for number, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    text = text.removeprefix("\ufeff")
+    lines = [(number, line) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
     columns = _columns(lines[0][1]) if lines else None
     if columns is not None:
         lines = lines[1:]
@@ -102,6 +108,7 @@ def _table(text: str, next_table: int) -> int:
 
 
 def _name(text: str) -> str:
+    _visible(text.strip(), "el nombre")
     name = " ".join(text.split())
     if not name:
         raise ValueError("falta el nombre")
@@ -111,10 +118,18 @@ def _name(text: str) -> str:
 
 
 def _field(text: str, what: str) -> str:
+    _visible(text.strip(), what)
     value = " ".join(text.split())
     if len(value) > MAX_FIELD:
         raise ValueError(f"{what} tiene {len(value)} caracteres; como mucho {MAX_FIELD}")
     return value
+
+
+def _visible(value: str, what: str) -> None:
+    """ValueError when ``value`` holds a control or invisible character (a line break inside a cell too)."""
+    hidden = next((ch for ch in value if unicodedata.category(ch) in _HIDDEN), None)
+    if hidden is not None:
+        raise ValueError(f"{what} lleva un carácter de control o invisible (U+{ord(hidden):04X})")
 
 
 def _repeated_tables(players: list[ListedPlayer], taken: dict[int, str]) -> list[str]:

@@ -8,11 +8,15 @@ with the reason, checked in this order:
 2. void: illegible, player or position not identifiable, wrong coordinates
    (D.III.20.4, D.III.25.c), or several plays written (D.III.20.2);
 3. no play written;
-4. notation that cannot be read (D.III.25.c);
+4. notation that cannot be read (D.III.25.c), unless it is a play written with its
+   coordinate in the wrong order (6.);
 5. a blank from the rack whose letter was not circled (D.III.20.3, D.III.25.a): noted
    as such, or seen when the rack lacks a letter written in capitals that a blank
    of the rack would supply and the play is otherwise legal;
-6. an illegal play or a word not in the lexicon (D.III.23).
+6. a play written with its coordinate in the wrong order or the wrong arrow, when it is
+   no legal play itself but the play it stands for is (``notation.misordered_play``; the
+   scanner flags the same writings): void (D.III.20.4, D.III.25.c);
+7. an illegal play or a word not in the lexicon (D.III.23).
 
 What an arbiter wrote stays the arbiter's: a void slip's reason shows to the public
 (``SlipScore.public_reason``) only when it is one of the causes the rules name
@@ -30,15 +34,18 @@ from .alphabet import BLANK, Tile, as_blank, is_blank
 from .board import Board
 from .events import GameError
 from .lexicon import Lexicon
-from .notation import NotationError, Play
+from .notation import NotationError, Play, misordered_play
 from .validation import check_play
+
+COORDINATE_ORDER: Final = "coordenadas en orden incorrecto o flecha errónea"  # D.III.20.4
+_COORDINATE_ORDER_VOID: Final = f"papeleta nula: {COORDINATE_ORDER} (D.III.20.4, D.III.25.c)"
 
 
 VOID_KINDS: Final = frozenset({  # D.III.20.2, D.III.20.4, D.III.25: the causes of a void slip, in the words shown
     "caligrafía ininteligible", "caligrafía ilegible", "jugador no identificable", "posición no identificable",
     "coordenadas erróneas", "coordenadas en orden incorrecto o flecha errónea", "flecha ausente o errónea",
     "varias jugadas anotadas", "comodín no marcado", "letra rodeada sin comodín en el atril",
-    "papeleta de otra partida", "papeleta nula",
+    "papeleta de otra partida", "papeleta nula", "jugada tachada o emborronada",
 })  # fmt: skip
 VOID: Final = "papeleta nula"
 VOID_RULES: Final = "(D.III.20.4, D.III.25.c)"
@@ -131,6 +138,8 @@ def score_slip(board: Board, rack: Sequence[Tile], lexicon: Lexicon, slip: Slip)
     try:
         play = Play.from_notation(slip.notation)
     except NotationError as error:
+        if meant_play(board, rack, lexicon, slip.notation) is not None:
+            return SlipScore(slip.notation, 0, _COORDINATE_ORDER_VOID)
         return SlipScore(slip.notation, 0, f"papeleta nula: notación incorrecta: {error} (D.III.25.c)")
     verdict = check_play(board, play, lexicon, rack)
     written = verdict.play.notation()
@@ -140,8 +149,23 @@ def score_slip(board: Board, rack: Sequence[Tile], lexicon: Lexicon, slip: Slip)
         return SlipScore(written, verdict.points)
     if _legal_with_unmarked_blank(board, play, rack, lexicon, verdict.placed):
         return SlipScore(written, 0, "comodín no marcado (D.III.20.3, D.III.25.a)")
+    if meant_play(board, rack, lexicon, slip.notation) is not None:
+        return SlipScore(written, 0, _COORDINATE_ORDER_VOID)
     problems = tuple(str(p) for p in verdict.problems)
     return SlipScore(written, 0, "jugada no válida: " + "; ".join(problems), problems)
+
+
+def meant_play(board: Board, rack: Sequence[Tile], lexicon: Lexicon, notation: str) -> Play | None:
+    """The legal play ``notation`` writes with its coordinate in the wrong order or the wrong arrow
+    (``4H CARPETA`` for H4 CARPETA, D.III.20.4), when ``notation`` is no legal play itself; else None."""
+    meant = misordered_play(notation)
+    if meant is None or not check_play(board, meant, lexicon, rack).legal:
+        return None
+    try:
+        written = Play.from_notation(notation)
+    except NotationError:  # H12 CARPETA would not fit: written 12H, it is no play at all
+        return meant
+    return None if check_play(board, written, lexicon, rack).legal else meant
 
 
 def _uses_rack_blank(placed: Iterable[Tile]) -> bool:

@@ -1,7 +1,8 @@
 """A throw-away PostgreSQL server for the storage tests (Debian's postgresql package).
 
 The server runs as the ``postgres`` system user (PostgreSQL refuses root) in a
-temporary folder, listening only on a Unix socket there; it is stopped at the end.
+temporary folder, listening only on a Unix socket there; it is stopped at the end. The
+benchmarks use ``postgres_server`` directly.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -28,9 +30,9 @@ def _as_postgres(*command: str) -> None:
     subprocess.run(["runuser", "-u", "postgres", "--", *command], check=True, capture_output=True)
 
 
-@pytest.fixture(scope="session")
-def postgres_url() -> Iterator[str]:
-    """A SQLAlchemy URL to an empty database on a private PostgreSQL server."""
+@contextmanager
+def postgres_server() -> Iterator[str]:
+    """A SQLAlchemy URL to an empty database on a private PostgreSQL server, stopped on leaving."""
     folder = Path(tempfile.mkdtemp(prefix="veedor-pg-"))
     data = folder / "data"
     shutil.chown(folder, "postgres")
@@ -45,3 +47,10 @@ def postgres_url() -> Iterator[str]:
     finally:
         _as_postgres(_bin("pg_ctl"), "-D", str(data), "-m", "immediate", "stop")
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A SQLAlchemy URL to an empty database on a private PostgreSQL server."""
+    with postgres_server() as url:
+        yield url

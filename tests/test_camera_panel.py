@@ -126,7 +126,7 @@ def test_a_screen_says_camera_without_signal(app: Flask, client: FlaskClient, re
 def test_a_node_posts_with_its_token_and_is_refused_without(app: Flask, client: FlaskClient, registry: CameraRegistry) -> None:
     game_id = _classic(app)
     registry.attach("mesa1", game_id)
-    token = services(app).accounts.add_device("nodo-mesa1", "node")
+    token = services(app).accounts.add_device("nodo-mesa1", "node", cameras=["mesa1"])
     url = "/api/cameras/messages"
     body = {"camera": "mesa1", "messages": [_status(True), {"type": "report", "id": "n-1", "report": {**_doubt(1)["report"], "kind": "play", "notation": "H8 CASA"}}]}
     assert client.post(url, json=body).status_code == 401
@@ -155,7 +155,7 @@ def _client_post(client: FlaskClient, down: list[bool]) -> Any:
 def test_a_node_keeps_its_reports_while_the_server_is_down(app: Flask, client: FlaskClient, registry: CameraRegistry, tmp_path: Path) -> None:
     game_id = _classic(app)
     registry.attach("mesa1", game_id)
-    token = services(app).accounts.add_device("nodo-mesa1", "node")
+    token = services(app).accounts.add_device("nodo-mesa1", "node", cameras=["mesa1"])
     down = [True]
     link = NodeLink("http://veedor", token, "mesa1", tmp_path / "spool", _client_post(client, down))
     link.send(_status(True))
@@ -171,7 +171,7 @@ def test_a_node_keeps_its_reports_while_the_server_is_down(app: Flask, client: F
 def test_a_camera_node_reads_frames_and_posts_a_play(app: Flask, client: FlaskClient, registry: CameraRegistry, tmp_path: Path) -> None:
     game_id = _classic(app)
     registry.attach("mesa1", game_id)
-    token = services(app).accounts.add_device("nodo-mesa1", "node")
+    token = services(app).accounts.add_device("nodo-mesa1", "node", cameras=["mesa1"])
     stop = threading.Event()
     watcher = threading.Thread(target=lambda: (_until(lambda: _turns(app, game_id), 40), stop.set()))
     watcher.start()

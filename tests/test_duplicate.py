@@ -179,7 +179,7 @@ def test_the_game_ends_after_the_agreed_rounds(file2017: Lexicon) -> None:
     game = new_game(file2017, rounds=1)
     first_round(game, {})
     game.apply(Event("master_announced", {"round": 1}))
-    assert game.ended and "1 rondas pactadas" in str(game.end_reason)
+    assert game.ended and str(game.end_reason) == "se ha jugado la única ronda pactada (D.III.22)"  # not "las 1 rondas"
     with pytest.raises(GameError, match="ha terminado"):
         rack(game, 2, "QAEIRST")
     with pytest.raises(GameError, match="necesita un motivo"):  # a closed round: the arbiter says why

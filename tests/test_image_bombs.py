@@ -252,7 +252,7 @@ def test_the_bomb_costs_under_100_mb_and_1_s(tmp_path: Path) -> None:
 
 
 def test_a_calibration_preview_bomb_is_refused_by_the_device_api(app: Flask, client: FlaskClient) -> None:
-    token = services(app).accounts.add_device("nodo-mesa1", "node")
+    token = services(app).accounts.add_device("nodo-mesa1", "node", cameras=["mesa1"])
     bomb = {"type": "calibration", "found": True, "reason": "", "turn": 0,
             "preview_jpeg": base64.b64encode(png_bomb()).decode()}  # fmt: skip
     answer = client.post("/api/cameras/messages", json={"camera": "mesa1", "messages": [bomb]},

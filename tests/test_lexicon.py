@@ -1,14 +1,20 @@
-"""Lexicon loading: both spellings, normalisation, the graph, the cache, the default list."""
+"""Lexicon loading: both spellings, normalisation, the graph, the cache, the default list, the canonical hash."""
 
+import gzip
+import hashlib
 from pathlib import Path
 
 import pytest
 
 from rules_core.alphabet import tiles_from_text, word_bracketed
+from rules_core.events import GameError
 from rules_core.lexicon import (
     DEFAULT_LEXICON_PATH,
     Lexicon,
     LexiconError,
+    LexiconRef,
+    MissingLexicon,
+    lexicon_for,
     load_lexicon,
     normalise_word,
 )
@@ -122,3 +128,39 @@ def test_the_environment_variable_chooses_the_lexicon(
     monkeypatch.setenv("VEEDOR_LEXICON", str(source))
     assert load_lexicon().name == "TORNEO"
     assert load_lexicon(DEFAULT_LEXICON_PATH).name != "TORNEO"  # an explicit path wins
+
+
+# -- the canonical word list and its hash ----------------------------------------------------------
+
+
+def test_the_hash_is_of_the_words_not_of_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VEEDOR_CACHE_DIR", str(tmp_path / "cache"))
+    canonical = "CASA\n[CH]ORIZO\nNIÑO\n"  # FILE spelling, tile order (CH after C), one word a line
+    plain = tmp_path / "mini.txt"
+    plain.write_text("niño\nchorizo\ncasa\ncasa\nkiwi\n", encoding="utf-8")
+    packed = tmp_path / "otra.txt.gz"
+    packed.write_bytes(gzip.compress("# comentario\n[CH]ORIZO\nCASA\nNIÑO\n".encode()))
+    first, second = Lexicon.load(plain), Lexicon.load(packed)
+    assert first.sha256 == second.sha256 == hashlib.sha256(canonical.encode()).hexdigest()
+    assert "".join(first.canonical_lines()) == canonical
+    assert Lexicon.load(plain).sha256 == first.sha256  # from the cache, the same hash
+    assert Lexicon.from_words(["casa", "chorizo"]).sha256 != first.sha256
+
+
+def test_a_ref_names_a_list_by_name_and_hash(small_lexicon: Lexicon) -> None:
+    ref = small_lexicon.ref
+    assert (ref.name, ref.short) == ("mini", small_lexicon.sha256[:8])
+    assert LexiconRef.from_json(ref.to_json()) == ref
+    for bad in ({"name": "X", "sha256": "../../secret_key"}, {"name": "", "sha256": ref.sha256}, "FILE2017", None):
+        with pytest.raises(GameError):
+            LexiconRef.from_json(bad)
+
+
+def test_lexicon_for_gives_the_named_list_or_says_it_is_missing(small_lexicon: Lexicon, file2017: Lexicon) -> None:
+    renamed = LexiconRef("MINI-2024", small_lexicon.sha256)
+    assert lexicon_for(renamed, small_lexicon, None).name == "MINI-2024"  # the same words, the recorded name
+    assert lexicon_for(file2017.ref, small_lexicon, {file2017.ref: file2017}.__getitem__) is file2017
+    with pytest.raises(MissingLexicon, match=f"falta el léxico FILE2017 \\(SHA-256 {file2017.sha256[:8]}"):
+        lexicon_for(file2017.ref, small_lexicon, None)
+    with pytest.raises(MissingLexicon):  # a finder that gives another list is not believed
+        lexicon_for(file2017.ref, small_lexicon, lambda ref: small_lexicon)

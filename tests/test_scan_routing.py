@@ -17,7 +17,7 @@ from rules_core.duplicate import DuplicateSettings
 from rules_core.events import Event
 from webapp.app import create_app
 from webapp.services.shared import scan_service, services
-from webapp.services.slip_demo import write_scan
+from webapp.services.demo.slips import write_scan
 
 from .test_web_slips import game_of, scan_of
 from .web_helpers import ARBITER, PLAYERS, arbiter_client, duplicate_game, post

@@ -12,12 +12,16 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from vision import isolation
 from vision.slips.ingest import clean_name
 from webapp.app import create_app
-from webapp.services.shared import scan_service, services
+from webapp.services.scanning import FolderScanner
+from webapp.services.shared import scan_service, services, start_scanners, stop_scanners
+from webapp.services.demo.slips import write_scan
 
+from .malformed_scans import nested_forms_pdf, self_referencing_pdf
 from .test_image_bombs import hand_pdf
-from .test_web_slips import JSON, jpeg, outcomes, upload, wait_for
+from .test_web_slips import JSON, game_of, jpeg, outcomes, scan_of, upload, wait_for
 from .web_helpers import CSRF, arbiter_client, duplicate_game, post
 
 pytest_plugins = ["tests.conftest_web"]
@@ -101,6 +105,41 @@ def test_a_pdf_over_the_page_limit_is_refused_with_its_reason_and_kept(app: Flas
                                "(divida el lote en varios archivos)"}
     kept = arbiter.get(f"/arbiter/g/{game_id}/escaneos/rechazados/subidas/ronda.pdf")
     assert kept.status_code == 200 and kept.data == data
+
+
+def test_a_pdf_whose_page_tree_contains_itself_is_refused_and_the_scans_after_it_are_read(
+        app: Flask, arbiter: FlaskClient) -> None:  # fmt: skip
+    """It raised a pdfium error on every poll: every upload after it stayed unread, across restarts (issue 67)."""
+    game_id = duplicate_game(app)
+    post(arbiter, f"/arbiter/g/{game_id}/papeletas/seguir")
+    bad = self_referencing_pdf()
+    found = outcomes(arbiter, upload(arbiter, game_id, {"a-ronda.pdf": bad,
+                                                        "b-vacia.jpg": jpeg(np.full((700, 900), 235, np.uint8))}))
+    assert found["a-ronda.pdf"] == {"name": "a-ronda.pdf", "state": "refused",
+                                    "reason": "a-ronda.pdf: PDF dañado: la página 1 no se puede abrir"}
+    assert found["b-vacia.jpg"]["state"] == "read"
+    assert scan_service(app).problems() == []
+    html = arbiter.get(f"/arbiter/g/{game_id}/papeletas").get_data(as_text=True)
+    assert "a-ronda.pdf: PDF dañado: la página 1 no se puede abrir" in html
+    assert arbiter.get(f"/arbiter/g/{game_id}/escaneos/rechazados/subidas/a-ronda.pdf").data == bad
+
+
+def test_a_watched_folder_sets_a_hanging_pdf_aside_and_reads_the_slip_after_it(app: Flask, tmp_path: Path) -> None:
+    game_id = duplicate_game(app)
+    folder = tmp_path / "escaner"
+    folder.mkdir()
+    (folder / "a-formas.pdf").write_bytes(nested_forms_pdf(12))  # minutes of pdfium's time: cut at the budget
+    write_scan(folder, "b-ana.jpg", scan_of(game_id, "j1", 1, "H3", "AMONEN"))
+    app.config["SCAN_POLL_SECONDS"] = 0.05
+    scan_service(app).budget = isolation.Budget(seconds=1.0)  # SCAN_DECODE_SECONDS
+    start_scanners(app, [FolderScanner("escaner1", folder)])
+    try:
+        wait_for(lambda: "j1" in game_of(app, game_id).round(1).slips, 60)
+    finally:
+        stop_scanners(app)
+    (refused,) = scan_service(app).refused()
+    assert refused.name == "a-formas.pdf" and "tarda demasiado en leerse" in refused.reason
+    assert refused.path.read_bytes() == nested_forms_pdf(12) and list(folder.iterdir()) == []
 
 
 def test_the_refused_list_is_rebuilt_after_a_restart(app: Flask, arbiter: FlaskClient, tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -40,7 +41,7 @@ def scan_of(game_id: str, player: str, table: int, fields: dict[str, str], seed:
 
 def feed_of(service: GameService, game_id: str, tmp_path: Path) -> GameFeed:
     """The game's slip feed, its review queue under ``tmp_path/lector``."""
-    return GameFeed(game_id, lambda: service.duplicate(game_id), lambda e: service.append(game_id, e),
+    return GameFeed(game_id, lambda: service.duplicate(game_id), partial(service.enter_slip, game_id),
                     SlipReader(service.lexicon), ReviewQueue(tmp_path / "lector"))  # fmt: skip
 
 

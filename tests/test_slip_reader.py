@@ -98,7 +98,8 @@ def test_a_page_without_slips_gives_nothing(reader: SlipReader) -> None:
 @pytest.mark.parametrize("spoilt", ["", "struck", "corrected"])
 def test_a_plain_slip_registered_to_its_template(reader: SlipReader, spoilt: str) -> None:
     """A slip with no markers: the arbiter marks the fields on a blank one once. The play written in its one field
-    is read back; the same play struck out with one line is illegible (D.III.20.4), never scored; a play struck out
+    is read back; the same play struck out with one line is illegible (D.III.20.4), never scored (flagged ``spoilt``:
+    voided unless the arbiter chooses the play); a play struck out
     with the play that stands written after it is a correction (D.III.20.2), and that play is read."""
     import cv2
 
@@ -127,7 +128,7 @@ def test_a_plain_slip_registered_to_its_template(reader: SlipReader, spoilt: str
     result = reader.read_plain(scan, template, lambda _: (position.board, position.rack), rounds=range(1, 10))
     assert result.found
     assert result.round == 4
-    assert ("illegible" in result.flags) == (spoilt == "struck")
+    assert ("illegible" in result.flags) == ("spoilt" in result.flags) == (spoilt == "struck")
     if spoilt == "struck":
         assert result.to_json()["score"] is None
     else:

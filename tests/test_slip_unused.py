@@ -11,6 +11,7 @@ Pages are printed by the project's own PDF, rasterised as the ingest does, fille
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -78,7 +79,7 @@ def scanned(page: np.ndarray, seed: int) -> np.ndarray:
 def read_sheet(service: GameService, game_id: str, reader: SlipReader, page: np.ndarray,
                tmp_path: Path) -> tuple[GameFeed, list[dict]]:  # fmt: skip
     """The page through the game's feed as a scanner's folder: the feed, and what became of each slip."""
-    feed = GameFeed(game_id, lambda: service.duplicate(game_id), lambda e: service.append(game_id, e), reader,
+    feed = GameFeed(game_id, lambda: service.duplicate(game_id), partial(service.enter_slip, game_id), reader,
                     ReviewQueue(tmp_path / "lector"))  # fmt: skip
     inbox = tmp_path / "bandeja"
     inbox.mkdir()

@@ -9,7 +9,8 @@ from flask.testing import FlaskClient
 
 from rules_core.duplicate import DuplicateGame
 from webapp.services.shared import services
-from webapp.views.arbiter import parse_players, slip_from_form
+from webapp.views.arbiter.games import parse_players
+from webapp.views.arbiter.slips import slip_from_form
 
 from .web_helpers import ARBITER, duplicate_game, event_count, post
 
@@ -169,8 +170,10 @@ def test_annul_a_wrong_master_and_end_the_game(app: Flask, arbiter: FlaskClient)
     post(arbiter, f"{base}/master", {"play": "H3 AMONEN"})
     refused = post(arbiter, f"{base}/annul", {"round": "1", "reason": ""}, follow_redirects=True)
     assert "motivo" in refused.text
-    post(arbiter, f"{base}/annul", {"round": "1", "reason": "palabra mal comprobada"})
+    asked = post(arbiter, f"{base}/annul", {"round": "1", "reason": "palabra mal comprobada"})
     game = game_of(app, game_id)
+    assert asked.status_code == 200 and game.round(1).annulled is None  # asked again first (D.III.29)
+    post(arbiter, f"{base}/annul", {"round": "1", "reason": "palabra mal comprobada", "confirm": csrf_confirm(asked.text)})
     assert game.round(1).annulled == "palabra mal comprobada" and game.round(1).results["j1"].score == 0
     post(arbiter, f"{base}/end", {"reason": "fin de la sesión"})
     assert game.end_reason == "fin de la sesión"

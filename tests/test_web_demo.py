@@ -10,8 +10,8 @@ import pytest
 from rules_core.classic import ClassicGame
 from rules_core.duplicate import DuplicateGame
 from rules_core.lexicon import Lexicon
-from webapp.services import demo_server
-from webapp.services.demo_server import Demo, Timing, classic_demo_events, prepare_demo_data
+from webapp.services.demo import server as demo_server
+from webapp.services.demo.server import Demo, Timing, classic_demo_events, prepare_demo_data
 from webapp.services.live import LiveGames
 from webapp.services.store import EventStore
 

@@ -117,7 +117,8 @@ def _may_change(caller: str, path: str, method: str) -> bool:
 def test_no_route_answers_500_or_changes_what_it_may_not(app: Flask, data: st.DataObject) -> None:
     if not hasattr(app, "_fuzz"):
         game_id = duplicate_game(app)
-        tokens = {role: services(app).accounts.add_device(f"fuzz-{role}", role) for role in ("scanner", "camera", "node")}
+        tokens = {role: services(app).accounts.add_device(f"fuzz-{role}", role, cameras=["mesa1"] if role == "node" else [])
+                  for role in ("scanner", "camera", "node")}  # fmt: skip
         app._fuzz = (game_id, tokens, _routes(app))  # type: ignore[attr-defined]
     game_id, tokens, routes = app._fuzz  # type: ignore[attr-defined]
     request = data.draw(requests(routes, game_id))

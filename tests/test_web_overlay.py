@@ -121,4 +121,4 @@ def test_a_classic_plays_analysis_ranks_the_play(app: Flask) -> None:
     games.append(game_id, ClassicGame.play_event(1, "I8 NO"))  # no rack given: no analysis
     with app.test_request_context():
         unknown = delayed_message(game_id, 1, datetime.now(timezone.utc) + timedelta(minutes=2))
-    assert unknown["analysis"] == {"title": "Bea · I8 NO", "plays": None}
+    assert unknown["analysis"] == {"title": "Bea · I8 NO", "player": "Bea", "play": "I8 NO", "plays": None}

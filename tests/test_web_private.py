@@ -39,7 +39,7 @@ from vision.slips.review import VOID_REASONS as REVIEW_VOID_REASONS
 from vision.slips.review import ReviewItem
 from webapp.records.tournaments import tournaments_of
 from webapp.services.shared import scan_service, services
-from webapp.views.arbiter import VOID_REASONS as CONSOLE_VOID_REASONS
+from webapp.views.arbiter.common import VOID_REASONS as CONSOLE_VOID_REASONS
 from webapp.views.auth import guard_of
 from webapp.views.overlay import PARTS
 

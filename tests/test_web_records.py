@@ -211,7 +211,7 @@ def test_the_archive_command_writes_the_same_file(app: Flask, tmp_path: Path) ->
     game_id = classic_game(app)
     out = tmp_path / "expediente.zip"
     url = app.config["DATABASE_URL"]
-    assert main(["archive", game_id, "--out", str(out), "--db", url, "--data", str(tmp_path / "datos")]) == 0
+    assert main(["archive", game_id, "--out", str(out), "--db", url, "--data", app.instance_path]) == 0
     names = zipfile.ZipFile(out).namelist()
     assert {"eventos.jsonl", "partida.gcg", "hoja.csv", "MANIFIESTO.txt"} <= set(names)
     assert main(["archive", "no-existe", "--out", str(out), "--db", url]) == 2
@@ -262,7 +262,7 @@ def test_adding_a_repeated_table_in_the_console_stores_nothing(app: Flask, arbit
 
 def test_the_evidence_file_holds_the_frame_of_every_camera_play(app: Flask, arbiter: FlaskClient) -> None:
     """The demo's camera table (a rendered game through the real pipeline, as ``make demo`` plays it)."""
-    from webapp.services.table_demo import DEMO_CAMERA, create_demo_game, run_demo_table
+    from webapp.services.demo.table import DEMO_CAMERA, create_demo_game, run_demo_table
 
     found = services(app)
     game_id = create_demo_game(found.games, found.games.lexicon)

@@ -21,12 +21,12 @@ from vision.slips import handwriting as hw
 from vision.slips import layout, synthetic
 from vision.slips.review import ReviewQueue
 from webapp.app import create_app
-from webapp.services import demo_server
-from webapp.services.demo_server import Demo, Timing
+from webapp.services.demo import server as demo_server
+from webapp.services.demo.server import Demo, Timing
 from webapp.services.live import LiveGames
 from webapp.services.scanning import FolderScanner, ScanService
 from webapp.services.shared import scan_service, services, start_scanners, stop_scanners
-from webapp.services.slip_demo import DemoSlips, write_scan
+from webapp.services.demo.slips import DemoSlips, write_scan
 from webapp.services.store import EventStore
 
 from .web_helpers import duplicate_game, post

@@ -278,7 +278,7 @@ def test_enter_pressed_twice_shows_the_stored_slip(app: Flask, arbiter: FlaskCli
     assert len(round_one(app, game_id).history) == 1
 
 
-@pytest.mark.parametrize("typed", ["CASA H8", "H3ADOREIS", "h3 adoreis"])
+@pytest.mark.parametrize("typed", ["CASA H8", "H16ADOREIS", "h3 adoreis"])  # H3ADOREIS reads as H3 ADOREIS
 def test_a_typing_slip_asks_for_a_second_enter(app: Flask, arbiter: FlaskClient, typed: str) -> None:
     game_id = duplicate_game(app)
     asked = post(arbiter, f"/arbiter/g/{game_id}/slip", {"table": "1", "play": typed}, headers=JSON)

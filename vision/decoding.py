@@ -20,11 +20,14 @@ import struct
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import cv2
 import numpy as np
 from PIL import Image, ImageOps, ImageSequence
+
+if TYPE_CHECKING:
+    import pypdfium2
 
 PDF_DPI: Final = 200  # slips are read at 200 dpi (the reader's rectified slip is 203 dpi)
 
@@ -213,7 +216,7 @@ def image_pages(data: bytes, limits: Limits) -> Iterator[np.ndarray]:
             if image.format == "JPEG":
                 image.draft("L", image.size)  # libjpeg decodes straight to grey: a third of the memory
             yield grey_page(ImageOps.exif_transpose(image))  # a phone's photo stands as it was taken
-    except Refused:
+    except (Refused, MemoryError):  # out of memory: the caller's limit, not a damaged image
         raise
     except Exception as error:
         raise Refused(f"imagen dañada o incompleta ({error.__class__.__name__})") from None
@@ -271,18 +274,35 @@ def pdf_pages(data: bytes, limits: Limits = SCANS) -> Iterator[np.ndarray]:
 
     try:
         document = pypdfium2.PdfDocument(data)
+    except pypdfium2.PdfiumError as error:
+        protected = getattr(error, "err_code", None) == pypdfium2.raw.FPDF_ERR_PASSWORD
+        raise Refused("PDF protegido con contraseña" if protected else "PDF dañado: no se puede abrir") from None
     except Exception:
-        raise Refused("PDF dañado o protegido") from None
+        raise Refused("PDF dañado: no se puede abrir") from None
     try:
         check_pages(len(document), limits)
         scales = [_checked_page(document, index, limits) for index in range(len(document))]
         for index, scale in enumerate(scales):
-            page = document[index]
-            bitmap = page.render(scale=scale, grayscale=True)
+            page = _page(document, index)
+            try:
+                bitmap = page.render(scale=scale, grayscale=True)
+            except pypdfium2.PdfiumError:
+                raise Refused(f"PDF dañado: la página {index + 1} no se puede dibujar") from None
             yield np.asarray(bitmap.to_pil().convert("L"), dtype=np.uint8).copy()
             page.close()
     finally:
         document.close()
+
+
+def _page(document: object, index: int) -> pypdfium2.PdfPage:
+    """Page ``index`` of an open PDF; Refused when pdfium cannot load it (a page tree that contains itself)."""
+    import pypdfium2
+
+    assert isinstance(document, pypdfium2.PdfDocument)
+    try:
+        return document[index]
+    except pypdfium2.PdfiumError:
+        raise Refused(f"PDF dañado: la página {index + 1} no se puede abrir") from None
 
 
 def _checked_page(document: object, index: int, limits: Limits) -> float:
@@ -291,7 +311,7 @@ def _checked_page(document: object, index: int, limits: Limits) -> float:
     import pypdfium2.raw as pdfium_c
 
     assert isinstance(document, pypdfium2.PdfDocument)
-    page = document[index]
+    page = _page(document, index)
     try:
         try:
             scale = pdf_scale(*page.get_size(), limits)

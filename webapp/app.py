@@ -6,7 +6,9 @@ configuration keys (defaults in ``DEFAULTS``) that matter most:
 * ``DATABASE_URL``: the event store (default SQLite ``veedor.db`` in the instance
   folder); served from one process (see ``live``);
 * ``LEXICON`` (a loaded ``Lexicon``) or ``LEXICON_PATH`` (default: ``$VEEDOR_LEXICON``,
-  else the free list shipped with Veedor);
+  else the free list shipped with Veedor): the list new games record; every game is
+  replayed with its own list, the server's or a copy kept in the data folder's
+  ``lexicons/`` (``services.lexicons``); a game whose list is nowhere answers 409 naming it;
 * ``SECRET_KEY``: signs the session; when unset, one is made once and kept in the
   instance folder (``secret_key``), so restarts keep the arbiters logged in;
 * ``LIVE_MAX_STREAMS``: most live screens at once (each holds a server thread);
@@ -45,15 +47,17 @@ from werkzeug.wrappers import Response
 from rules_core.alphabet import LETTERS
 from rules_core.board import CENTRE, PREMIUMS, Premium
 from rules_core.events import GameError
-from rules_core.lexicon import Lexicon, load_lexicon
+from rules_core.lexicon import Lexicon, MissingLexicon, load_lexicon
 
 from .records.timezone import venue_day
 from .services.accounts import ROLES, AccountError, Accounts
 from .services.cameras import CameraRegistry
+from .services.lexicons import LexiconShelf, WordListUse, lexicon_folders, word_list_use
 from .services.live import LiveGames, StreamSlots
 from .services.login_throttle import LoginThrottle
 from .services.shared import EXTENSION, Services, services
 from .services.store import EventStore, StoreError
+from .services.stored_files import StoredFiles, protected_files
 from .views import (
     api,
     arbiter,
@@ -71,7 +75,7 @@ from .views import (
     tournaments,
 )
 from .views.auth import check_csrf, csrf_token, current_arbiter, wants_json
-from .views.inputs import check_request_text
+from .views.inputs import check_request_text, widen_form_limits
 
 log = logging.getLogger(__name__)
 
@@ -111,16 +115,21 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     lexicon: Lexicon = app.config["LEXICON"] or load_lexicon(app.config["LEXICON_PATH"])
     store = EventStore(app.config["DATABASE_URL"])
+    data_dir = Path(app.config.get("DATA_DIR") or app.instance_path)
+    shelf = LexiconShelf(lexicon, lexicon_folders(app.config["DATABASE_URL"], data_dir))
     app.extensions[EXTENSION] = Services(
-        LiveGames(store, lexicon), Accounts(store.engine),
+        LiveGames(store, lexicon, shelf), Accounts(store.engine),
         StreamSlots(app.config["LIVE_MAX_STREAMS"], app.config["LIVE_STREAMS_PER_ADDRESS"]), LoginThrottle(),
     )  # fmt: skip
     found = services(app)
-    found.cameras = CameraRegistry(found.games, Path(app.config.get("DATA_DIR") or app.instance_path))
+    data_dir = Path(app.config.get("DATA_DIR") or app.instance_path)
+    found.files = StoredFiles(data_dir, protected_files(app.config["DATABASE_URL"], Path(app.instance_path)))
+    found.cameras = CameraRegistry(found.games, data_dir, found.files)
     Babel(app, locale_selector=_locale)
     _register_blueprints(app)
     _register_errors(app)
     _register_commands(app)
+    app.before_request(widen_form_limits)  # blueprints' own limits (slip uploads) are set earlier still
     app.before_request(check_request_text)
     app.before_request(check_csrf)
     app.after_request(_security_headers)
@@ -174,6 +183,7 @@ def _register_blueprints(app: Flask) -> None:
 def _register_errors(app: Flask) -> None:
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(GameError, _game_error)
+    app.register_error_handler(MissingLexicon, _missing_lexicon)
     app.register_error_handler(StoreError, _store_error)
     app.register_error_handler(Exception, _unexpected_error)
 
@@ -212,6 +222,16 @@ def _http_error(error: HTTPException) -> tuple[Response | str, int]:
 
 def _game_error(error: GameError) -> tuple[Response | str, int]:
     return _error_response(409, _("No se puede hacer ahora"), str(error))
+
+
+def _missing_lexicon(error: MissingLexicon) -> tuple[Response | str, int]:
+    """A game whose word list is nowhere: say which list (and, to an arbiter, where it was looked for)."""
+    message = _("Esta partida se juega con el léxico %(name)s (%(hash)s) y este servidor no lo tiene. Arranque el "
+                "servidor una vez con --lexicon y el archivo de esa lista: se guardará una copia y la partida se "
+                "abrirá después con cualquier lista.", name=error.ref.name, hash=error.ref.short)  # fmt: skip
+    if error.searched and current_arbiter():
+        message += " " + _("Se ha buscado en: %(folders)s.", folders=", ".join(error.searched))
+    return _error_response(409, _("Falta el léxico de la partida"), message)
 
 
 def _store_error(error: StoreError) -> tuple[Response | str, int]:
@@ -260,7 +280,16 @@ def _template_globals() -> dict[str, Any]:
         "current_arbiter": current_arbiter,
         "tile_values": {letter.label: letter.value for letter in LETTERS},
         "board_data": _board_data,
+        "game_word_list": _game_word_list,
+        "word_lists": lambda: services().games.shelf.known(),
     }
+
+
+def _game_word_list(game_id: str) -> WordListUse:
+    """Which lists a game is judged with, for its pages (``results/word_list.html``)."""
+    games = services().games
+    with games.reading(game_id) as game:
+        return word_list_use(game, games.lexicon.ref)
 
 
 _PREMIUM_CHARS = {
@@ -294,10 +323,11 @@ def _register_commands(app: Flask) -> None:
     @click.argument("name")
     @click.option("--role", type=click.Choice(list(ROLES)), required=True, help="what the device may send")
     @click.option("--game", "games", multiple=True, help="a game the device may write to (default: any)")
-    def device_add(name: str, role: str, games: tuple[str, ...]) -> None:
+    @click.option("--camera", "cameras", multiple=True, help="a camera a node posts for (required for a node)")
+    def device_add(name: str, role: str, games: tuple[str, ...], cameras: tuple[str, ...]) -> None:
         """Register a device; prints its API token once."""
         try:
-            token = services().accounts.add_device(name, role, games)
+            token = services().accounts.add_device(name, role, games, cameras)
         except AccountError as error:
             raise click.ClickException(str(error)) from None
         click.echo(token)

@@ -6,7 +6,7 @@ Run with ``make bench`` (or ``python tests/benchmarks/bench_venue.py [--start N]
 ``--cache``: rendered games seen by a 1280x720 camera (``vision.board.scenes``, a hand
 placing each play), their frames as JPEG files in one folder per game; a database with
 one classic game per camera and a duplicate game of 150 players in round 1; 150 slips
-of that round handwritten and scanned (``webapp.services.slip_demo.SlipPainter``).
+of that round handwritten and scanned (``webapp.services.demo.slips.SlipPainter``).
 
 Each trial is one ``veedor serve --venue`` process (SQLite, a camera worker process per
 camera, the scanner's watched folder). Each camera is an MJPEG stream over HTTP served

@@ -114,7 +114,7 @@ def prepare_template(cache: Path, cameras: int, slips: int) -> Path:
     from rules_core.lexicon import load_lexicon
     from rules_core.slips import Slip
     from webapp.services.games import GameService
-    from webapp.services.slip_demo import SlipPainter, write_scan
+    from webapp.services.demo.slips import SlipPainter, write_scan
     from webapp.services.store import EventStore
 
     shutil.rmtree(template, ignore_errors=True)

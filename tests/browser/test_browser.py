@@ -155,3 +155,58 @@ def test_a_round_from_the_console_reaches_the_screen(server: tuple[Server, str],
     expect(screen.locator("#reconnecting")).to_be_hidden(timeout=10_000)
     expect(screen.locator("#master-play")).to_have_text("H3 AMONEN")
     assert errors == []
+
+
+def test_typing_slips_fast_never_runs_one_into_the_next(server: tuple[Server, str], browser: Any) -> None:
+    """A "¿seguro?" selects the play: what the arbiter types next (the next table, Intro, its play, Intro,
+    typed before the question shows) replaces it and goes to the next slip; the doubtful slip stays unstored
+    and said so. A play typed without its separator is read; F4 shows the void reasons, chosen by number."""
+    from playwright.sync_api import expect
+
+    server, game_id = server
+    errors: list[str] = []
+    console = browser.new_page(viewport={"width": 1440, "height": 1000})
+    console.on("pageerror", lambda error: errors.append(str(error)))
+    console.goto(f"{server.url}/arbiter/g/{game_id}")
+    console.fill("input[name=login]", ARBITER)
+    console.fill("input[name=password]", PASSWORD)
+    console.click("button[type=submit]")
+    console.fill("#manual-rack", "AEMNNOQ")
+    console.press("#manual-rack", "Enter")
+    expect(console.locator("#slip-table")).to_be_focused(timeout=SETTLE_MS)
+
+    keys = console.keyboard
+    for text in ("1", "\n", "3H AMONEN", "\n", "2", "\n", "H3AMONEN", "\n"):  # no pause: as a fast typist does
+        keys.press("Enter") if text == "\n" else keys.type(text)
+    expect(console.locator("#preview")).to_contain_text("Mesa 2 anotada: H3 AMONEN, 22 puntos", timeout=SETTLE_MS)
+    expect(console.locator("#preview")).to_contain_text("Mesa 1 sin anotar: «3H AMONEN» esperaba confirmación")
+    expect(console.locator("#missing .chip")).to_have_count(2)  # tables 1 and 3: nothing stored for 1
+    expect(console.locator("#slips tbody tr")).to_have_count(1)
+
+    keys.type("1")
+    keys.press("Enter")
+    keys.type("3H AMONEN")
+    keys.press("Enter")
+    expect(console.locator("#preview")).to_contain_text("coordenadas en orden incorrecto", timeout=SETTLE_MS)
+    selected = console.evaluate("() => { const p = document.getElementById('slip-play');"
+                                " return p.value.slice(p.selectionStart, p.selectionEnd); }")  # fmt: skip
+    assert selected == "3H AMONEN"  # typing replaces it
+    keys.press("Enter")  # stored as it is: void (D.III.20.4)
+    expect(console.locator("#slips tbody tr")).to_have_count(2, timeout=SETTLE_MS)
+
+    keys.type("3")
+    keys.press("Enter")
+    keys.type("H4 MANEN")
+    keys.press("F4")
+    expect(console.locator("#void-menu")).to_be_visible()
+    keys.press("Enter")  # no reason chosen: nothing is stored
+    expect(console.locator("#void-menu")).to_be_visible()
+    keys.press("2")
+    expect(console.locator("#void-menu")).to_be_hidden()
+    expect(console.locator("#void-reason")).to_have_value("jugador no identificable")
+    expect(console.locator("#slip-play")).to_have_value("H4 MANEN")
+    keys.press("Enter")
+    expect(console.locator("#preview")).to_contain_text("Mesa 3 anotada", timeout=SETTLE_MS)
+    expect(console.locator("#slips tbody tr")).to_have_count(3)
+    expect(console.locator("#slips tbody tr").nth(2)).to_contain_text("jugador no identificable")
+    assert errors == []

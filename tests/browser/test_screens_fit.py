@@ -1,16 +1,19 @@
 """Every screen a hall or a stream has: the display laid out at six sizes, every text on screen.
 
-One browser, one page per game kind; the game moves on (round open, master published, end)
-while the page follows it live, and at each step the page is resized to 1024x768,
-1280x720, 1920x1080, 1920x1200, 3840x2160 and 1080x1920: the board must be square and
-whole and every text wholly inside the screen and inside any box that would cut it
-(with names like "María de los Ángeles Fernández-Villaverde Castellanos"). An overlay's
-background is transparent. Screenshots go to ``$VEEDOR_SCREENSHOTS`` (default: the
-test's temporary folder).
+One browser, one page per game kind; the game moves on (round open, master published, a
+master with a blank, end) while the page follows it live, and at each step the page is
+resized to 1024x768, 1280x720, 1920x1080, 1920x1200, 3840x2160 and 1080x1920 and checked
+(``screen_checks.fits``): the board square and whole, every text wholly inside the screen and
+any box that would cut it, no word broken across lines (with names like "María de los
+Ángeles Fernández-Villaverde Castellanos"), a blank shown circled, never as a lowercase
+letter. The standings are paged through at each size: every row once, whole, at least 12 a
+page but the last. An overlay's background is transparent. Screenshots go to
+``$VEEDOR_SCREENSHOTS`` (default: the test's temporary folder).
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,45 +27,23 @@ from rules_core.duplicate import DuplicateSettings
 from rules_core.events import Event
 from rules_core.movegen import generate_plays
 from rules_core.slips import Slip
-from webapp.services.demo_server import classic_demo_events
+from webapp.services.demo.server import classic_demo_events
 from webapp.services.shared import services
+
+from .screen_checks import SIZES, all_standings, blanks_marked, fits, problems_here, standings_pages
 
 pytest_plugins = ["tests.conftest_web"]
 
-SIZES = [(1024, 768), (1280, 720), (1920, 1080), (1920, 1200), (3840, 2160), (1080, 1920)]
 LONG = "María de los Ángeles Fernández-Villaverde Castellanos"
 LONG2 = "José Antonio Rodríguez de la Fuente y Martínez-Bordiú"
 NAMES = [LONG, "Carmen", LONG2, "Bea", "Ciro", "Dolores Ibárruri Gómez", "Eva", "Fermín", "Gloria", "Héctor",
-         "Inés", "Julián", "Karim", "Lucía"]  # fmt: skip
+         "Inés", "Julián", "Karim", "Lucía", "Aureliano Castaño"]  # fmt: skip
 SETTLE_MS = 5000
+MIN_ROWS = 12  # a page of standings holds at least this many (fit.js), 1024x768 included
 
-# Every text node shown: its boxes inside the viewport and inside each ancestor that clips.
-OFF_SCREEN_JS = """() => {
-  const W = innerWidth, H = innerHeight, bad = [];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  let n;
-  while ((n = walker.nextNode())) {
-    const text = n.textContent.trim();
-    const el = n.parentElement;
-    if (!text || el.closest('script') || el.getClientRects().length === 0) continue;
-    if (getComputedStyle(el).visibility === 'hidden') continue;
-    const range = document.createRange();
-    range.selectNodeContents(n);
-    for (const r of range.getClientRects()) {
-      if (r.width === 0 || r.height === 0) continue;
-      let ok = r.left >= -0.5 && r.top >= -0.5 && r.right <= W + 0.5 && r.bottom <= H + 0.5;
-      for (let a = el; ok && a && a !== document.documentElement; a = a.parentElement) {
-        const s = getComputedStyle(a);
-        if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
-        const b = a.getBoundingClientRect();
-        ok = r.left >= b.left - 0.5 && r.right <= b.right + 0.5 && r.top >= b.top - 0.5 && r.bottom <= b.bottom + 0.5;
-      }
-      if (!ok) { bad.push(text.slice(0, 50) + ' @' + [r.left, r.top, r.right, r.bottom].map(Math.round)); break; }
-    }
-  }
-  return bad;
-}"""
-
+# What the round clock shows: the time, its note, whether the note is a banner.
+CLOCK_JS = """() => [document.getElementById('clock-time').textContent, document.getElementById('clock-note').textContent,
+  document.getElementById('clock').classList.contains('banner')]"""
 
 # The right and bottom edges of what an overlay shows (its parts, as laid out).
 SHOWN_EXTENT_JS = """() => {
@@ -72,9 +53,6 @@ SHOWN_EXTENT_JS = """() => {
   }
   return [Math.ceil(right), Math.ceil(bottom)];
 }"""
-
-
-SHOWN_NAMES_JS = "() => [...document.querySelectorAll('#standings tbody tr:not(.off) td.name')].map(n => n.textContent)"
 
 
 @pytest.fixture()
@@ -88,21 +66,19 @@ def served(app: Flask) -> Iterator[tuple[str, Flask]]:
     server.shutdown()
 
 
-def fits(page: Any, shots: Path, name: str) -> None:
-    """At each size: the board square and whole, every text on screen; a screenshot each."""
+def pages_hold_every_row_once(page: Any, name: str) -> None:
+    """At each size, page by page: every row of the standings once, in order, whole; at least
+    ``MIN_ROWS`` a page but the last."""
     problems = []
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_timeout(150)  # the page lays itself out again on resize
-        page.screenshot(path=str(shots / f"{name}-{width}x{height}.png"))
-        board = page.locator("#board")
-        if board.is_visible():
-            box = board.bounding_box()
-            assert abs(box["width"] - box["height"]) < 2, (name, width, height, box)
-            assert box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= width and box["y"] + box["height"] <= height
-        bad = page.evaluate(OFF_SCREEN_JS)
-        if bad:
-            problems.append(f"{name} {width}x{height}: {bad}")
+        page.wait_for_timeout(150)
+        pages = standings_pages(page)
+        names = all_standings(page)
+        if [n for rows in pages for n in rows] != names:
+            problems.append(f"{name} {width}x{height}: pages {pages}, not every row once")
+        if any(len(rows) < min(MIN_ROWS, len(names)) for rows in pages[:-1]):
+            problems.append(f"{name} {width}x{height}: rows a page {[len(rows) for rows in pages]}")
     assert problems == []
 
 
@@ -111,7 +87,8 @@ def test_every_screen_size_shows_everything(served: tuple[str, Flask], browser: 
 
     url, app = served
     games = services(app).games
-    game_id = games.create_duplicate("Open Internacional de la Ciudad de Madrid, partida final", DuplicateSettings(bonuses=True))
+    settings = DuplicateSettings(bonuses=True, tie_breaks=True)
+    game_id = games.create_duplicate("Open Internacional de la Ciudad de Madrid, partida final", settings)
     for table, name in enumerate(NAMES, start=1):
         games.append(game_id, Event("player_added", {"player": f"j{table}", "name": name, "table": table}))
     games.append(game_id, Event("rack_set", {"round": 1, "rack": list("AEMNNOQ"), "source": "manual"}))
@@ -136,25 +113,46 @@ def test_every_screen_size_shows_everything(served: tuple[str, Flask], browser: 
     games.append(game_id, Event("master_announced", {"round": 2}))
     expect(page.locator("#summary-view")).to_be_visible(timeout=SETTLE_MS)  # the summary at once
     expect(page.locator("#summary-title")).to_have_text("Ronda 2: resumen")
-    expect(page.locator("#round-summary")).to_contain_text(f"Mejor jugada de la sala: {good.notation}, {good.score} puntos (Ciro)")
+    best = f"Mejor jugada de la sala: {good.notation}, {good.score} puntos (Ciro)"
+    expect(page.locator("#round-summary")).to_contain_text(best)
     expect(page.locator("#round-summary")).to_contain_text("Bonificación: Ciro, 5 puntos")
     expect(page.locator("#standings tbody tr")).to_have_count(len(NAMES))
     fits(page, shots, "duplicada-resumen")
-    page.set_viewport_size({"width": 1024, "height": 768})
-    seen: set[str] = set()
-    for _ in range(len(NAMES)):  # page by page (space or arrow, as the operator may), then the board
-        if page.locator("#summary-view").is_hidden():
-            break
-        seen.update(page.evaluate(SHOWN_NAMES_JS))
-        page.keyboard.press("ArrowRight")
-    expect(page.locator("#summary-view")).to_be_hidden()
-    assert seen == set(NAMES)  # every player, on one page or another
-    fits(page, shots, "duplicada-maestra")
+    pages_hold_every_row_once(page, "duplicada-resumen")
+    fits(page, shots, "duplicada-maestra")  # the board again, after the last page
+
+    games.append(game_id, Event("rack_set", {"round": 3, "rack": list("DOIESE?"), "source": "manual"}))
+    games.append(game_id, Event("master_announced", {"round": 3}))  # A8 REcODEIS: a blank as C
+    expect(page.locator("#summary-title")).to_have_text("Ronda 3: resumen", timeout=SETTLE_MS)
+    expect(page.locator("#round-summary .big .blank-letter")).to_have_text("c")
+    assert blanks_marked(page) == 1
+    fits(page, shots, "duplicada-comodin")
+    standings_pages(page)  # back to the board: the master beside it, its blank circled too
+    expect(page.locator("#master-play .blank-letter")).to_have_text("c")
+    expect(page.locator("#board .tile.blank")).to_have_count(1)
+    fits(page, shots, "duplicada-comodin-tablero")
+    for part in ("plays", "summary", "standings"):
+        overlay = browser.new_page(viewport={"width": 800, "height": 450})
+        overlay.on("pageerror", lambda error: errors.append(str(error)))
+        overlay.goto(f"{url}/overlay/{game_id}/{part}")
+        expect(overlay.locator(".part.shown").first).to_be_visible()
+        assert part == "standings" or blanks_marked(overlay) >= 1, part
+        assert problems_here(overlay) == [], part
+        overlay.close()
+    app.config["BROADCAST_DELAY_MINUTES"] = 0.001  # the broadcast with its analysis, almost live
+    broadcast = browser.new_page(viewport={"width": 1920, "height": 1080})
+    broadcast.on("pageerror", lambda error: errors.append(str(error)))
+    broadcast.goto(f"{url}/emision/{game_id}?alternar=120")
+    standings_pages(broadcast)
+    expect(broadcast.locator("#analysis li").first).to_be_visible(timeout=SETTLE_MS)
+    assert blanks_marked(broadcast) >= 2  # the master and the analysis's best plays
+    fits(broadcast, shots, "emision")
+    broadcast.close()
 
     games.append(game_id, Event("game_ended", {"reason": "fin"}))
     expect(page.locator("#summary-title")).to_have_text("Clasificación final", timeout=SETTLE_MS)
     fits(page, shots, "duplicada-final")
-    assert page.locator("#page-note").text_content().startswith("Página 1 de ")  # 14 players do not fit at 1080x1920
+    pages_hold_every_row_once(page, "duplicada-final")
 
     events = classic_demo_events(games.lexicon, seed=3, names=(LONG, LONG2))  # a whole game, C.45 at its end
     classic = games.create("classic", "Mesa 1", events[0])
@@ -165,11 +163,14 @@ def test_every_screen_size_shows_everything(served: tuple[str, Flask], browser: 
     screen.goto(f"{url}/display/mesa/1")
     expect(screen.locator("#unseen span").first).to_be_visible()
     expect(screen.locator("#last-plays li")).to_have_count(6)
+    expect(screen.locator("#spread")).to_have_text(re.compile(r"^(María|José) gana por \d+$|^Empate a \d+$"))
     fits(screen, shots, "clasica-juego")
     for event in events[12:]:
         games.append(classic, event)
     expect(screen.locator("#ending .winner-line")).to_be_visible(timeout=SETTLE_MS)
     expect(screen.locator("#ending")).to_contain_text("que le quedaba")
+    expect(screen.locator("#ending .winner-line")).to_have_text(re.compile(r"^Gana .+ por \d+$"))  # a margin: positive
+    expect(screen.locator("#spread")).to_be_hidden()
     fits(screen, shots, "clasica-final")
     assert errors == []
 
@@ -201,5 +202,60 @@ def test_an_overlay_is_transparent_around_its_part(served: tuple[str, Flask], br
         assert all(image.getpixel(xy)[3] == 0 for xy in outside), part  # nothing drawn around the part
         inside = image.getpixel((int(box["x"] + box["width"] / 2), int(box["y"] + box["height"] / 2)))
         assert inside[3] > 0, part  # the part itself is drawn
-        assert page.evaluate(OFF_SCREEN_JS) == [], part
+        assert problems_here(page) == [], part
+    assert errors == []
+
+
+def call_at(shown: str) -> tuple[str, bool]:
+    """D.III.13: what the clock says when it reads ``shown`` (m:ss), and whether as a banner."""
+    minutes, seconds = shown.split(":")
+    left = 60 * int(minutes) + int(seconds)
+    if left == 0:
+        return "TIEMPO", True  # the time is up: the slips are raised
+    if left <= 5:
+        return "ALCEN", True
+    if 26 <= left <= 30:
+        return "Quedan 30 segundos", False
+    if 56 <= left <= 60:
+        return "Queda 1 minuto", False
+    if left >= 176:
+        return "TIEMPO", False  # the round's 3 minutes start
+    return "", False
+
+
+def test_the_clock_calls_each_warning_at_its_time(served: tuple[str, Flask], browser: Any, shots: Path) -> None:
+    """The screen's clock on the browser's fake time, a round of 3 minutes swept half a second
+    at a time: each call of D.III.13 while the clock reads its time, and only then; the ALCEN
+    and TIEMPO banners checked at every size (they cover no other text)."""
+    from playwright.sync_api import expect
+
+    url, app = served
+    app.config["LIVE_STREAM_SECONDS"] = 600  # one stream: a new one would set the clock to the server's (real) time
+    games = services(app).games
+    game_id = games.create_duplicate("Open de la Ciudad de Madrid", DuplicateSettings())
+    for table, name in enumerate(NAMES[:4], start=1):
+        games.append(game_id, Event("player_added", {"player": f"j{table}", "name": name, "table": table}))
+    games.append(game_id, Event("rack_set", {"round": 1, "rack": list("AEMNNOQ"), "source": "manual"}))
+    errors: list[str] = []
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.clock.install()
+    page.goto(f"{url}/display/{game_id}")
+    expect(page.locator("#clock-note")).to_have_text("Preparados")
+    page.clock.pause_at(page.evaluate("Date.now()") + 1000)
+    games.append(game_id, Event("timer", {"round": 1, "action": "start"}))
+    expect(page.locator("#clock")).not_to_have_class(re.compile(r"\bidle\b"), timeout=SETTLE_MS)
+
+    seen: dict[str, set[tuple[str, bool]]] = {}
+    for _ in range(2 * 200):
+        shown, note, banner = page.evaluate(CLOCK_JS)
+        if shown not in seen and shown in ("0:03", "0:00"):
+            fits(page, shots, f"reloj-{shown.replace(':', '')}")
+        seen.setdefault(shown, set()).add((note, banner))
+        if shown == "0:00":
+            break
+        page.clock.run_for(500)
+    seconds = {60 * int(shown.split(":")[0]) + int(shown.split(":")[1]) for shown in seen}
+    assert max(seconds) >= 178 and seconds == set(range(max(seconds) + 1))  # from the start to 0:00, every second
+    assert {shown: notes for shown, notes in seen.items() if notes != {call_at(shown)}} == {}
     assert errors == []

@@ -28,6 +28,7 @@ from rules_core.classic import ClassicGame
 from webapp.services.shared import services
 
 from ..web_helpers import ARBITER, PASSWORD
+from .screen_checks import fits
 
 pytest_plugins = ["tests.conftest_web"]
 
@@ -126,7 +127,8 @@ def test_a_short_game_pressed_on_a_tablet(app: Flask, table: tuple[str, str, str
     expect(tablet.locator("#half-1")).to_have_class("half running pressable")  # at once, before the server answers
     expect(screen.locator("#clocks .clock-row").nth(1)).to_have_class("clock-row running", timeout=SETTLE_MS)
     expect(screen.locator(".player").first.locator(".score")).to_have_text("307", timeout=SETTLE_MS)  # the camera's play
-    screen.screenshot(path=str(shots / "reloj-pantalla.png"))
+    fits(screen, shots, "reloj-sala")  # both clocks on the room's screen, at every size
+    screen.set_viewport_size({"width": 1280, "height": 720})
 
     tablet.wait_for_timeout(2000)  # Bea thinks; the tablet is reloaded meanwhile
     tablet.reload()
@@ -175,7 +177,7 @@ def test_a_short_game_pressed_on_a_tablet(app: Flask, table: tuple[str, str, str
     expect(screen.locator("#ending")).to_contain_text("Ana se ha quedado sin fichas", timeout=SETTLE_MS)
     expect(screen.locator(".player").first.locator(".score")).to_have_text("310")  # 309 + Bea's S
     expect(screen.locator("#clocks .clock-foot")).to_have_text("")
-    screen.screenshot(path=str(shots / "reloj-pantalla-fin.png"))
+    fits(screen, shots, "reloj-sala-fin")
     arbiter.goto(f"{url}/arbiter/g/{game_id}/log")
     expect(arbiter.locator("body")).to_contain_text("Ana pulsa el reloj: turno de")
     expect(arbiter.locator("body")).to_contain_text("Partida terminada (C.45.4)")

@@ -10,5 +10,5 @@ cut), ``labels`` (classes), ``classify`` (ONNX inference), ``orientation`` (row 
 (rendered boards: ``render_scene``, ``render_board``, ``render_tiles``,
 ``render_hands``, ``render_light``, ``render_random``) and ``scenes`` (rendered games
 with hands). Frames come as ``vision.frames.Frame``; the demo table that runs a
-rendered game through this pipeline is ``webapp.services.table_demo``.
+rendered game through this pipeline is ``webapp.services.demo.table``.
 """

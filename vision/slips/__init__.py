@@ -7,7 +7,7 @@ model), ``ctc`` (decoding and scoring, pure NumPy), ``decoder`` (the round's
 legal plays against the handwriting: the verdict), ``reader`` (the pipeline),
 ``ingest`` (the watched folder), ``review`` (the arbiter's queue), ``feed`` (into
 a duplicate game), ``handwriting`` / ``synthetic`` (drawn slips for training,
-tests, the benchmark and the demo; the demo's scanner is ``webapp.services.slip_demo``),
+tests, the benchmark and the demo; the demo's scanner is ``webapp.services.demo.slips``),
 ``unipen`` (real pen strokes of UNIPEN writers as slip writers), ``absolute`` (slips
 with a printed board, absolute-board notation D.III.20.1.c), ``strikes`` and ``boxes``
 (plays crossed out, corrections), ``spoilt`` (the network that judges a box crossed out).

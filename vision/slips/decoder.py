@@ -11,7 +11,9 @@ output by its CTC probability (``ctc.trie_log_probs``):
 * ``unmarked_blank``: a play that needs a blank of the rack, written without the
   circle (D.III.20.3, D.III.25.a);
 * ``coordinate_order``: the coordinate in the wrong order without an arrow, or the
-  wrong arrow (D.III.20.4), when that text is not itself a legal play.
+  wrong arrow (D.III.20.4), when that text is not itself a legal play: the writings
+  ``rules_core.notation.misordered_forms`` names, which the rules score as void too
+  (``rules_core.slips.score_slip``), typed or scanned.
 
 The unconstrained reading (CTC beam search) joins them, so a play that is illegal
 or not a word is read as written. Separators (space, hyphen) count as nothing.
@@ -51,7 +53,7 @@ from rules_core.alphabet import BLANK, Tile, is_blank, label
 from rules_core.board import Board
 from rules_core.lexicon import Lexicon
 from rules_core.movegen import ScoredPlay, generate_plays
-from rules_core.notation import NotationError, Play
+from rules_core.notation import NotationError, Play, misordered_forms, swap_coordinate
 from rules_core.scoring import RACK_SIZE
 from rules_core.slips import Slip, score_slip
 
@@ -160,13 +162,6 @@ def _written_forms(board: Board, play: Play) -> tuple[str, str, str]:
     return "".join(notated), "".join(plain), "".join(unmarked)
 
 
-def _swap(coordinate: str) -> str:
-    """``H8`` <-> ``8H``."""
-    if coordinate[0].isdigit():
-        return coordinate[-1] + coordinate[:-1]
-    return coordinate[1:] + coordinate[0]
-
-
 @dataclass
 class CandidateSet:
     """Every written form of every legal play of one position and rack, in a token trie."""
@@ -207,8 +202,8 @@ class CandidateSet:
         for sp in plays:
             play = sp.play
             coordinate = play.coordinate()
-            swapped = _swap(coordinate)
-            right, wrong = ("↓", "→") if play.down else ("→", "↓")
+            swapped = swap_coordinate(coordinate)
+            right = "↓" if play.down else "→"
             notated, plain, unmarked = _written_forms(board, play)
             for word in {notated, plain}:
                 add(coordinate + word, "play", sp)
@@ -218,8 +213,8 @@ class CandidateSet:
             if other:
                 coordinate2, word2 = other.split(" ")
                 add(coordinate2 + word2.upper(), "play", sp)
-            later.append((swapped + plain, "coordinate_order", sp))
-            later.append((coordinate + plain + wrong, "coordinate_order", sp))
+            for written, arrow in misordered_forms(play):  # D.III.20.4, judged as the console does
+                later.append((written + plain + arrow, "coordinate_order", sp))
             if unmarked != plain:
                 for text in (coordinate + unmarked, coordinate + unmarked + right, swapped + unmarked + right):
                     later.append((text, "unmarked_blank", sp))
@@ -397,7 +392,7 @@ def confirmed_plays(raw: str, cands: CandidateSet) -> frozenset[str]:
             if len(coordinate) != length:
                 continue
             arrow = "↓" if coordinate[0].isdigit() else "→"  # ``Play.coordinate``: 8H vertical, H8 horizontal
-            orders = (coordinate, _swap(coordinate)) if text.endswith(arrow) else (coordinate,)
+            orders = (coordinate, swap_coordinate(coordinate)) if text.endswith(arrow) else (coordinate,)
             if any(_differ(prefix, order) <= 1 for order in orders):
                 plays.add(play)
     return frozenset(plays)

@@ -2,18 +2,20 @@
 
 ``GameFeed.read_page`` is the ``ingest.Ingestor`` callback for one game: every
 slip on the page is read with the game's players and rounds; an accepted or
-invalid reading with no flag is appended at once as a ``slip`` event (source
-``escáner``, the page's content address in ``scan``); a printed slip with nothing
-written on it (``LocatedSlip.unused``: one of a pad no one used) is no slip, and
-only noted ``unused`` in the page's outcome; anything flagged, or
-refused by the game (a second slip of the same player and round, a slip of
-another game), goes to the ``ReviewQueue`` with its crops, for the arbiter of this
-game. A slip from another game's pad is never read into this one: ``hold`` queues
-it unread, flagged ``other_game``, with no player and no proposal, its note naming
-the game (``describe``); the server routes slips by their QR code first
-(``webapp.services.scanning``), so only slips of no running game are held. ``resolve`` applies
-the arbiter's decision as a ``slip`` event (``slip_corrected`` when the player
-already has one). ``round_status`` says per player: read, flagged or missing.
+invalid reading with no flag is entered at once (``enter``: source ``escáner``, the
+page's content address in ``scan``); a printed slip with nothing written on it
+(``LocatedSlip.unused``: one of a pad no one used) is no slip, and only noted
+``unused`` in the page's outcome; anything flagged, or refused by the game (a
+second slip of the same player and round, a slip of another game), goes to the
+``ReviewQueue`` with its crops, for the arbiter of this game. A slip from another
+game's pad is never read into this one: ``hold`` queues it unread, flagged
+``other_game``, with no player and no proposal, its note naming the game
+(``describe``); the server routes slips by their QR code first
+(``webapp.services.scanning``), so only slips of no running game are held.
+``resolve`` enters the arbiter's decision; one that would replace a slip the player
+already has needs the arbiter's reason for it (``rules_core.slip_entry``). Every slip
+is entered through ``enter``, the server's one path (``GameService.enter_slip``).
+``round_status`` says per player: read, flagged or missing.
 """
 
 from __future__ import annotations
@@ -21,12 +23,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from rules_core.duplicate import DuplicateGame
-from rules_core.events import Event, GameError
+from rules_core.events import GameError
 from rules_core.slips import Slip
 
 from . import layout
@@ -35,7 +37,15 @@ from .reader import LocatedSlip, PlayerRef, Position, SlipReader, SlipResult, lo
 from .register import PlainTemplate
 from .review import ReviewItem, ReviewQueue, proposal_for
 
-Append = Callable[[Event], None]
+
+class Enter(Protocol):
+    """Stores ``slip`` for ``player`` in round ``number`` (``GameService.enter_slip`` bound to the game):
+    GameError when the game refuses it, ``ReplacementNeedsReason`` when it would replace one without ``reason``."""
+
+    def __call__(self, number: int, player: str, slip: Slip, actor: str, reason: str | None = None,
+                 **data: Any) -> object: ...  # fmt: skip
+
+
 PLAY_BOX = layout.FIELDS["coordenada"].pixels()[:2] + layout.FIELDS["palabra"].pixels()[2:]  # on a rectified slip
 
 
@@ -46,11 +56,11 @@ def short_game(game_id: str) -> str:
 
 @dataclass
 class GameFeed:
-    """Slips of game ``game_id`` (the id printed in their QR codes) into ``append``."""
+    """Slips of game ``game_id`` (the id printed in their QR codes) into ``enter``."""
 
     game_id: str
     game: Callable[[], DuplicateGame]  # the live game (rebuilt by the service as needed)
-    append: Append
+    enter: Enter
     reader: SlipReader
     queue: ReviewQueue
     actor: str = "escáner"
@@ -124,10 +134,9 @@ class GameFeed:
             return {"status": "flagged", "review": item.id, **_brief(summary)}
         slip = decision.slip(self.actor)
         assert slip is not None and result.player is not None and result.round is not None
-        event = Event("slip", {"round": result.round, "player": result.player, "slip": slip.to_json(),
-                               "scan": page.sha, "confidence": round(decision.confidence, 4)}, self.actor)  # fmt: skip
         try:
-            self.append(event)
+            self.enter(result.round, result.player, slip, self.actor, scan=page.sha,
+                       confidence=round(decision.confidence, 4))  # fmt: skip
         except GameError as error:
             item = self._queue(page, index, result, str(error))
             return {"status": "flagged", "review": item.id, **_brief(summary)}
@@ -157,19 +166,17 @@ class GameFeed:
         return self.queue.add(item)
 
     def resolve(self, item_id: str, action: str, actor: str, notation: str | None = None, reason: str | None = None,
-                player: str | None = None, round_number: int | None = None) -> ReviewItem:  # fmt: skip
-        """Apply the arbiter's accept / correct / void to the game (ValueError or GameError when it cannot)."""
-        game = self.game()
+                player: str | None = None, round_number: int | None = None,
+                replacing: str | None = None) -> ReviewItem:  # fmt: skip
+        """Enter the arbiter's accept / correct / void (ValueError or GameError when it cannot be done;
+        ``ReplacementNeedsReason`` when the player already has a slip of the round and ``replacing``, the
+        reason for replacing it, is missing). ``reason`` is a void's."""
         item = self.queue.items.get(item_id)
         if item is None:
             raise ValueError(f"no hay papeleta en revisión con id {item_id!r}")
+
         def submit(slip: Slip, target_player: str, target_round: int) -> None:
-            already = target_player in game.round(target_round).slips
-            kind = "slip_corrected" if already else "slip"
-            data = {"round": target_round, "player": target_player, "slip": slip.to_json(), "scan": item.page}
-            if already:
-                data["reason"] = f"revisión del árbitro ({action})"
-            self.append(Event(kind, data, actor))
+            self.enter(target_round, target_player, slip, actor, replacing, scan=item.page, review=action)
 
         resolved, _ = self.queue.resolve(item_id, action, actor, notation, reason, player, round_number, submit)
         return resolved

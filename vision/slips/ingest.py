@@ -6,10 +6,16 @@ Folder layout under ``root`` (the state of the slip reader for one event):
   shape), so the same page delivered twice, whatever its file format, is one page;
 * ``originals/<sha256 of file><ext>``: every accepted file as it arrived;
 * ``refused/<stored>`` and ``refused/<stored>.motivo.txt``: files that could not be
-  taken (not an image, unreadable, over a limit of ``vision.decoding.SCANS``), kept for
-  the arbiter with the reason; ``stored`` is the file's name made safe (``clean_name``)
-  and unique, so a second refused file of the same name never replaces the first;
+  taken (not an image, damaged, over a limit of ``vision.decoding.SCANS``, too slow to
+  decode), kept for the arbiter with the reason; ``stored`` is the file's name made safe
+  (``clean_name``) and unique, so a second refused file of the same name never replaces the first;
 * ``journal.jsonl``: what happened, one JSON object per line, flushed and fsynced.
+
+A file is decoded by ``decode`` (by default ``vision.isolation.pages``: in a worker process,
+within a time budget, so a file that hangs or crashes the decoder is refused like a damaged one);
+whatever the decoder raises refuses the file, never the poll, and the files after it are taken.
+A page whose reading raises stays unread and the pages after it are read; it is offered again
+after ``retry`` seconds, doubled at each failure up to ``MAX_RETRY_SECONDS`` (``failures`` says why).
 
 A file is handled in steps, each journaled after it is durable: split into pages
 and each page written (temp file, then rename) -> ``file`` record -> the original
@@ -31,6 +37,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
@@ -44,7 +51,9 @@ from typing import Any, Final
 import cv2
 import numpy as np
 
-from .. import decoding
+from .. import decoding, isolation
+
+log = logging.getLogger(__name__)
 
 IMAGE_SUFFIXES: Final = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp", ".pdf")
 MAX_FILE_BYTES: Final = 64 * 1024 * 1024
@@ -52,6 +61,7 @@ MAX_PAGE_PIXELS: Final = decoding.SCANS.max_pixels
 MAX_PAGES: Final = decoding.SCANS.max_pages
 PDF_DPI: Final = decoding.PDF_DPI
 REASON_SUFFIX: Final = ".motivo.txt"  # beside a refused file: why it was refused
+MAX_RETRY_SECONDS: Final = 300.0  # the longest wait before a page whose reading failed is read again
 
 
 class RefusedFile(ValueError):
@@ -60,6 +70,15 @@ class RefusedFile(ValueError):
 
 class StorageError(OSError):
     """The archive cannot be written (disk full, no permission); the scan stays in the inbox."""
+
+
+@dataclass(frozen=True)
+class ReadFailure:
+    """Why the last reading of a page raised, how many times it did, and when (monotonic s) to try it again."""
+
+    reason: str
+    count: int
+    next_try: float
 
 
 @dataclass(frozen=True)
@@ -159,6 +178,7 @@ def stored_refusals(root: Path, journal: list[dict[str, Any]] | None = None) -> 
 
 
 ReadPage = Callable[[Page, np.ndarray], list[dict[str, Any]] | None]  # None: not now, offer it again later
+Decode = Callable[[bytes, decoding.Limits], Iterator[np.ndarray]]  # a file's grey pages; decoding.Refused when not
 
 
 @dataclass
@@ -170,11 +190,14 @@ class Ingestor:
     read_page: ReadPage
     settle: float = 0.0  # seconds a file must rest before it is taken unless it visibly ends
     ready: Callable[[Page], bool] | None = None  # False: the page is not offered to ``read_page`` now
+    decode: Decode = isolation.pages
+    retry: float = 5.0  # seconds before a page whose reading raised is read again (doubled at each failure)
     files: dict[str, list[str]] = field(default_factory=dict)  # file sha -> page shas
     read: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # page sha -> results
     pages: dict[str, Page] = field(default_factory=dict)
     refused: list[dict[str, Any]] = field(default_factory=list)  # see ``stored_refusals``
     names: dict[str, str] = field(default_factory=dict)  # file name as taken -> file sha ("" when refused)
+    failures: dict[str, ReadFailure] = field(default_factory=dict)  # page sha -> why its last reading raised
 
     def __post_init__(self) -> None:
         for folder in (self.inbox, self.root / "pages", self.root / "originals", self.root / "refused"):
@@ -271,7 +294,11 @@ class Ingestor:
             try:
                 if path.suffix.lower() not in IMAGE_SUFFIXES and decoding.kind_of(data) is None:
                     raise RefusedFile(f"{name}: tipo de archivo no admitido (se esperan {', '.join(IMAGE_SUFFIXES)})")
-                shas = [self._store_page(gray) for gray in split_pages(data, name)]
+                pages = self._decoded(data, name)
+                try:
+                    shas = [self._store_page(gray) for gray in pages]
+                finally:
+                    pages.close()
             except RefusedFile as error:
                 self._refuse(path, str(error))
                 return []
@@ -279,6 +306,19 @@ class Ingestor:
         self._note_file(name, file_sha, shas)
         self._keep_original(path, file_sha)
         return shas
+
+    def _decoded(self, data: bytes, name: str) -> Iterator[np.ndarray]:
+        """The file's pages by ``decode``; whatever the decoder raises is a RefusedFile naming it, but
+        ``isolation.Unavailable`` (no decoder at all)."""
+        try:
+            yield from self.decode(data, decoding.SCANS)
+        except decoding.Refused as error:
+            raise RefusedFile(f"{name}: {error}") from None
+        except isolation.Unavailable:  # the machine's fault: the file stays in the inbox, the poll fails
+            raise
+        except Exception as error:
+            log.warning("%s: el decodificador falló", name, exc_info=True)
+            raise RefusedFile(f"{name}: archivo dañado: no se puede leer ({error.__class__.__name__})") from None
 
     def _keep_original(self, path: Path, file_sha: str) -> None:
         """Move the file into ``originals/`` unless an identical one is there (then drop it)."""
@@ -339,13 +379,24 @@ class Ingestor:
         return out
 
     def read_pending(self) -> list[Page]:
-        """Read the pending pages that are ``ready``; those ``read_page`` answers None for stay pending."""
+        """Read the pending pages that are ``ready``; those ``read_page`` answers None for stay pending, and so
+        do those whose reading raises (``failures`` says why), while the pages after them are read."""
         done = []
         for page in self.pending():
             if self.ready is not None and not self.ready(page):
                 continue
+            failed = self.failures.get(page.sha)
+            if failed is not None and time.monotonic() < failed.next_try:
+                continue
             gray = cv2.imread(str(page.path), cv2.IMREAD_GRAYSCALE)
-            results = self.read_page(page, gray) if gray is not None else [{"error": "página ilegible en disco"}]
+            try:
+                results = self.read_page(page, gray) if gray is not None else [{"error": "página ilegible en disco"}]
+            except StorageError:
+                raise
+            except Exception as error:
+                self._failed(page, error)
+                continue
+            self.failures.pop(page.sha, None)
             if results is None:
                 continue
             try:
@@ -356,6 +407,16 @@ class Ingestor:
             self.read[page.sha] = results
             done.append(page)
         return done
+
+    def _failed(self, page: Page, error: Exception) -> None:
+        """Note that reading ``page`` raised ``error`` (logged the first time), to try it again later."""
+        count = self.failures[page.sha].count + 1 if page.sha in self.failures else 1
+        if count == 1:
+            log.error("%s, página %d: fallo al leerla", page.source, page.index + 1, exc_info=error)
+        wait = min(MAX_RETRY_SECONDS, self.retry * 2 ** (count - 1))
+        reason = (f"{page.source}, página {page.index + 1}: fallo al leerla ({error.__class__.__name__}: {error}); "
+                  f"se volverá a intentar")  # fmt: skip
+        self.failures[page.sha] = ReadFailure(reason, count, time.monotonic() + wait)
 
     def outcome(self, name: str) -> dict[str, Any] | None:
         """What became of the file taken as ``name``: ``{"state": "refused", "reason"}``, ``{"state": "reading",

@@ -443,8 +443,8 @@ class SlipReader:
                 result.round = settled
         if several or (boxes_too and not _same_play(result.decision, self._decide_play(line, None, position)[0])):
             flags.append("several_plays")
-        if spoilt:
-            flags.append("illegible")
+        if spoilt:  # struck out or scrawled over: voided unless the arbiter chooses the play (review.proposal_for)
+            flags += ["spoilt", "illegible"]
         result.flags = tuple(dict.fromkeys(flags + list(result.decision.flags)))
         return result
 

@@ -3,11 +3,13 @@
 Each ``ReviewItem`` is one slip the reader would not score alone: the crop of its
 play field and the whole slip straightened (PNG paths), what was read, the
 likeliest plays with their probabilities, the flags, and ``proposal``: the
-rules' ``Slip`` that the one-key *accept* applies. *Correct* applies a notation
-the arbiter types; *void* a ``Slip`` made void with the reason (D.III.20.4,
-D.III.25.c); *dismiss* closes an item that is no slip at all (an empty page),
-entering nothing. Stored append-only in ``review.jsonl`` (flagged items, then
-resolutions), so a restart rebuilds the queue exactly.
+rules' ``Slip`` that the one-key *accept* applies (a play struck out or scrawled
+over is never proposed: its proposal is the void, D.III.20.4; scoring it takes the
+arbiter's typed *correct*). *Correct* applies a notation the arbiter types; *void*
+a ``Slip`` made void with the reason (D.III.20.4, D.III.25.c); *dismiss* closes an
+item that is no slip at all (an empty page), entering nothing. Stored append-only
+in ``review.jsonl`` (flagged items, then resolutions), so a restart rebuilds the
+queue exactly.
 """
 
 from __future__ import annotations
@@ -22,15 +24,17 @@ from typing import Any, Final
 import cv2
 import numpy as np
 
-from rules_core.slips import Slip
+from rules_core.notation import typed_notation
+from rules_core.slips import COORDINATE_ORDER, Slip
 
 ACTIONS: Final = ("accept", "correct", "void", "dismiss")  # dismiss: not a slip (an empty page), nothing entered
-VOID_REASONS: Final = {  # flag -> the reason written on a voided slip
+VOID_REASONS: Final = {  # flag -> the reason written on a voided slip (``void_reason``)
+    "spoilt": "jugada tachada o emborronada",
     "illegible": "caligrafía ininteligible",
     "position_unknown": "posición no identificable",
     "player_unknown": "jugador no identificable",
     "several_plays": "varias jugadas anotadas",
-    "coordinate_order": "coordenadas en orden incorrecto o flecha errónea",
+    "coordinate_order": COORDINATE_ORDER,
     "unmarked_blank": "comodín no marcado",
     "circled_without_blank": "letra rodeada sin comodín en el atril",
     "other_game": "papeleta de otra partida",
@@ -72,12 +76,21 @@ class ReviewItem:
         return cls(**values)
 
 
+def void_reason(flags: tuple[str, ...]) -> str:
+    """The reason a slip with these flags is voided with unless the arbiter chooses another (D.III.20.4):
+    a play struck out or scrawled over first, else the first flag's."""
+    first = ("spoilt",) if "spoilt" in flags else flags
+    return next((VOID_REASONS[f] for f in first if f in VOID_REASONS), "papeleta nula")
+
+
 def proposal_for(flags: tuple[str, ...], reading: str, top_play: str | None) -> Slip | None:
     """The Slip a one-key accept applies for these flags, or None when the arbiter must choose."""
     if "player_unknown" in flags or "position_unknown" in flags or "other_game" in flags:
         return None
     if "no_play" in flags:  # handed in with no play written (``reader``): a slip without a play, 0 points (D.III.23)
         return Slip(None, source="escáner")
+    if "spoilt" in flags:  # struck out or scrawled over: given up by the player (D.III.20.4)
+        return Slip(reading or top_play, void=VOID_REASONS["spoilt"], source="escáner")
     if "several_plays" in flags:
         return Slip(reading or None, other_notations=("(varias jugadas)",), source="escáner")
     if "coordinate_order" in flags:
@@ -174,9 +187,9 @@ class ReviewQueue:
         elif action == "correct":
             if not notation:
                 raise ValueError("una corrección necesita la jugada en notación canónica")
-            slip, status = Slip(notation, source="escáner"), "corrected"
+            slip, status = Slip(typed_notation(notation), source="escáner"), "corrected"
         else:
-            why = reason or next((VOID_REASONS[f] for f in item.flags if f in VOID_REASONS), "papeleta nula")
+            why = reason or void_reason(item.flags)
             slip, status = Slip(item.reading or None, void=why, source="escáner"), "voided"
         if submit is not None:
             submit(slip, player, round_number)

@@ -28,6 +28,7 @@ from rules_core.notation import NotationError, Play
 from rules_core.validation import PlayCheck, check_play
 
 from . import solitaire
+from .spanish import LEXICON_HELP, Parser
 from .accounts import add_account_commands
 from .archive import add_archive_commands
 from .board import add_board_commands
@@ -57,20 +58,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="veedor", description="Veedor: reglas, jugadas y partidas de Scrabble en español."
-    )
-    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+    parser = Parser(prog="veedor", description="Veedor: reglas, jugadas y partidas de Scrabble en español.")
+    commands = parser.add_subparsers(required=True, metavar="ORDEN")
 
-    moves = commands.add_parser("moves", help="every legal placement play of a position, as JSON")
-    moves.add_argument("cgp", help="a position in CGP, or - to read one per line from stdin")
+    moves = commands.add_parser("moves", help="todas las jugadas válidas de una posición, en JSON")
+    moves.add_argument("cgp", metavar="CGP", help="una posición en CGP, o - para leer una por línea de la entrada")
     _add_lexicon_option(moves)
     moves.set_defaults(run=_run_moves)
 
-    score = commands.add_parser("score", help="check and score one play")
-    score.add_argument("cgp", help="a position in CGP")
-    score.add_argument("play", help='a play in canonical notation, e.g. "H8 CASA"')
-    score.add_argument("--json", action="store_true", help="print one JSON object")
+    score = commands.add_parser("score", help="comprueba y puntúa una jugada")
+    score.add_argument("cgp", metavar="CGP", help="una posición en CGP")
+    score.add_argument("play", metavar="JUGADA", help='una jugada en notación canónica, p. ej. "H8 CASA"')
+    score.add_argument("--json", action="store_true", help="escribe un objeto JSON")
     _add_lexicon_option(score)
     score.set_defaults(run=_run_score)
 
@@ -85,9 +84,9 @@ def _parser() -> argparse.ArgumentParser:
     add_board_commands(commands)
     add_camera_commands(commands)
 
-    game = commands.add_parser("demo", help="a game played out in the terminal")
-    game.add_argument("--seed", type=int, default=2017, help="seed of the bag (default 2017)")
-    game.add_argument("--delay", type=float, default=None, help="seconds between rounds")
+    game = commands.add_parser("demo", help="una partida jugada en el terminal")
+    game.add_argument("--seed", type=int, default=2017, help="semilla de la bolsa (por defecto 2017)")
+    game.add_argument("--delay", type=float, default=None, help="segundos entre rondas")
     _add_lexicon_option(game)
     game.set_defaults(run=_run_demo)
     return parser
@@ -96,8 +95,8 @@ def _parser() -> argparse.ArgumentParser:
 def _add_lexicon_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--lexicon",
-        metavar="PATH",
-        help="word list (default: $VEEDOR_LEXICON, else the free list shipped with Veedor)",
+        metavar="RUTA",
+        help=LEXICON_HELP,
     )
 
 

@@ -1,5 +1,6 @@
 """``veedor archive GAME --out FILE.zip``: a game's evidence file (``records.evidence``), from
-the same data folder and database as ``veedor serve`` (``--data``/``--db``)."""
+the same data folder and database as ``veedor serve`` (``--data``/``--db``; the game is
+replayed with its own word list, kept in the data folder, as the server does)."""
 
 from __future__ import annotations
 
@@ -16,17 +17,21 @@ from .serve import add_storage_options, database_url
 
 
 def add_archive_commands(commands: Any) -> None:
-    archive = commands.add_parser("archive", help="a game's evidence file (scans, frames, events, results), as a zip")
-    archive.add_argument("game", help="the game's id (as in its URLs)")
-    archive.add_argument("--out", required=True, metavar="FILE.zip", help="where to write the zip")
+    archive = commands.add_parser("archive",
+                                  help="el expediente de una partida (escaneos, fotogramas, eventos, resultados), en un zip")
+    archive.add_argument("game", metavar="PARTIDA", help="el identificador de la partida (el de sus direcciones)")
+    archive.add_argument("--out", required=True, metavar="ARCHIVO.zip", help="dónde escribir el zip")
     add_storage_options(archive)
+    archive.add_argument("--lexicon", metavar="RUTA",
+                         help="la lista de palabras del servidor, para las partidas guardadas antes de que cada una registrara la suya")  # fmt: skip
     archive.set_defaults(run=run_archive)
 
 
 def run_archive(args: argparse.Namespace) -> int:
     from ..app import create_app
 
-    app = create_app({"INSTANCE_PATH": str(Path(args.data).resolve()), "DATABASE_URL": database_url(args)})
+    app = create_app({"INSTANCE_PATH": str(Path(args.data).resolve()), "DATABASE_URL": database_url(args),
+                      "LEXICON_PATH": args.lexicon})  # fmt: skip
     try:
         services(app).games.store.game(args.game)
     except GameError:

@@ -25,6 +25,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from .spanish import LEXICON_HELP
+
 
 class BoardInputError(ValueError):
     """Bad input to a board command (exit 2)."""
@@ -32,27 +34,29 @@ class BoardInputError(ValueError):
 
 def add_board_commands(commands: Any) -> None:
     """Add read-board, watch-board and print-markers to the CLI's subcommands."""
-    read = commands.add_parser("read-board", help="read the board and every cell of a photo")
-    read.add_argument("image", nargs="?", help="a photo of the board")
-    read.add_argument("--json", action="store_true", help="print one JSON object")
-    read.add_argument("--batch", metavar="FILE", help="one image path per line (- for stdin); one JSON line each")
+    read = commands.add_parser("read-board", help="lee el tablero y cada casilla de una foto")
+    read.add_argument("image", nargs="?", metavar="IMAGEN", help="una foto del tablero")
+    read.add_argument("--json", action="store_true", help="escribe un objeto JSON")
+    read.add_argument("--batch", metavar="ARCHIVO",
+                      help="una ruta de imagen por línea (- para la entrada estándar); una línea JSON cada una")  # fmt: skip
     read.add_argument("--turn", type=int, choices=(0, 1, 2, 3), default=None,
-                      help="quarter turns from the image top to row A (default: inferred from the letters)")
+                      help="cuartos de vuelta de lo alto de la imagen a la fila A (por defecto: deducidos de las letras)")
     read.set_defaults(run=_guarded(run_read_board))
 
-    watch = commands.add_parser("watch-board", help="follow a board camera and print each play as JSON")
-    watch.add_argument("--source", help="camera number, stream URL, video file or folder of frames")
-    watch.add_argument("--render-demo", type=int, metavar="PLAYS", help="follow a rendered game of PLAYS plays")
-    watch.add_argument("--camera", default="mesa-1", help="name of the camera in the reports")
-    watch.add_argument("--fps", type=float, default=10.0, help="frames per second of a folder of frames")
-    watch.add_argument("--turn", type=int, choices=(0, 1, 2, 3), default=None)
-    watch.add_argument("--all", action="store_true", help="print every report, not only plays and doubts")
-    watch.add_argument("--frames-dir", help="where to keep the frames of doubts")
-    watch.add_argument("--lexicon", metavar="PATH")
+    watch = commands.add_parser("watch-board", help="sigue la cámara de un tablero y escribe cada jugada en JSON")
+    watch.add_argument("--source", help="número de cámara, URL de vídeo, archivo de vídeo o carpeta de fotogramas")
+    watch.add_argument("--render-demo", type=int, metavar="JUGADAS", help="sigue una partida dibujada de JUGADAS jugadas")
+    watch.add_argument("--camera", default="mesa-1", help="nombre de la cámara en los informes")
+    watch.add_argument("--fps", type=float, default=10.0, help="fotogramas por segundo de una carpeta de fotogramas")
+    watch.add_argument("--turn", type=int, choices=(0, 1, 2, 3), default=None,
+                       help="cuartos de vuelta de lo alto de la imagen a la fila A (por defecto: deducidos de las letras)")
+    watch.add_argument("--all", action="store_true", help="escribe todos los informes, no solo jugadas y dudas")
+    watch.add_argument("--frames-dir", help="dónde guardar los fotogramas de las dudas")
+    watch.add_argument("--lexicon", metavar="RUTA", help=LEXICON_HELP)
     watch.set_defaults(run=_guarded(run_watch_board))
 
-    markers = commands.add_parser("print-markers", help="write the sheet of ArUco markers for a board's corners")
-    markers.add_argument("out", nargs="?", default="veedor-marcadores.png", help="PNG file to write")
+    markers = commands.add_parser("print-markers", help="escribe la hoja de marcadores ArUco de las esquinas de un tablero")
+    markers.add_argument("out", nargs="?", default="veedor-marcadores.png", metavar="SALIDA.png", help="el PNG que escribir")
     markers.set_defaults(run=_guarded(run_print_markers))
 
 

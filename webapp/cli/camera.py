@@ -23,26 +23,32 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import NDArray
 
+from .spanish import LEXICON_HELP
+
 CALIBRATION_FRAMES: Final = 30
 
 
 def add_camera_commands(commands: Any) -> None:
     """Add ``calibrate`` and ``camera-node`` to the CLI's subcommands."""
-    calibrate = commands.add_parser("calibrate", help="find a venue camera's board and save its calibration")
-    calibrate.add_argument("--camera", required=True, help="camera name in the venue file")
-    calibrate.add_argument("--venue", required=True, metavar="FILE", help="the venue's TOML file")
-    calibrate.add_argument("--frames", type=int, default=CALIBRATION_FRAMES, help="frames tried before giving up")
+    calibrate = commands.add_parser("calibrate", help="busca el tablero de una cámara de la sede y guarda su calibración")
+    calibrate.add_argument("--camera", required=True, help="nombre de la cámara en el archivo de la sede")
+    calibrate.add_argument("--venue", required=True, metavar="ARCHIVO", help="el archivo TOML de la sede")
+    calibrate.add_argument("--frames", type=int, default=CALIBRATION_FRAMES,
+                           help="fotogramas que se prueban antes de desistir")  # fmt: skip
     calibrate.set_defaults(run=run_calibrate)
 
-    node = commands.add_parser("camera-node", help="read a camera here and post its plays to the server")
-    node.add_argument("--server", required=True, help="the server's address, e.g. http://192.168.1.10:8080")
-    node.add_argument("--token", required=True, help="this node's device token (veedor device add NAME)")
-    node.add_argument("--camera", required=True, help="the camera's name in the venue")
-    node.add_argument("--source", required=True, help="camera number, stream URL, video file or folder of frames")
-    node.add_argument("--fps", type=float, default=5.0, help="frames per second processed (default 5)")
-    node.add_argument("--orientation", type=int, choices=(0, 90, 180, 270), help="degrees of row A (default: inferred)")
-    node.add_argument("--data", default="veedor-node", help="folder for frames and unsent messages (default ./veedor-node)")
-    node.add_argument("--lexicon", metavar="PATH", help="word list (default: $VEEDOR_LEXICON, else the free list)")
+    node = commands.add_parser("camera-node", help="lee aquí una cámara y envía sus jugadas al servidor")
+    node.add_argument("--server", required=True, help="la dirección del servidor, p. ej. http://192.168.1.10:8080")
+    node.add_argument("--token", required=True, help="la clave de dispositivo de este nodo (veedor device add NOMBRE)")
+    node.add_argument("--camera", required=True, help="el nombre de la cámara en la sede")
+    node.add_argument("--source", required=True,
+                      help="número de cámara, URL de vídeo, archivo de vídeo o carpeta de fotogramas")  # fmt: skip
+    node.add_argument("--fps", type=float, default=5.0, help="fotogramas por segundo que se procesan (por defecto 5)")
+    node.add_argument("--orientation", type=int, choices=(0, 90, 180, 270),
+                      help="grados de la fila A (por defecto: deducidos)")  # fmt: skip
+    node.add_argument("--data", default="veedor-node",
+                      help="carpeta de fotogramas y mensajes sin enviar (por defecto ./veedor-node)")  # fmt: skip
+    node.add_argument("--lexicon", metavar="RUTA", help=LEXICON_HELP)
     node.set_defaults(run=run_camera_node)
 
 

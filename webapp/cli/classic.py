@@ -18,19 +18,19 @@ from rules_core.classic import ACTION_LABELS, ClassicGame
 from rules_core.gcg import GCGCheck, GCGError, check_gcg, decode_gcg
 from rules_core.lexicon import load_lexicon
 
+from .spanish import LEXICON_HELP
+
 
 def add_classic_commands(subparsers: argparse._SubParsersAction[Any]) -> None:
     """Add ``classic replay`` to the ``veedor`` command's subparsers."""
-    classic = subparsers.add_parser("classic", help="classic (two-player) games")
-    commands = classic.add_subparsers(required=True, metavar="COMMAND")
-    replay = commands.add_parser(
-        "replay", help="replay a GCG record under the FILE rules and report discrepancies"
-    )
-    replay.add_argument("gcg", metavar="FILE.gcg", help="the game record")
+    classic = subparsers.add_parser("classic", help="partidas clásicas (de dos jugadores)")
+    commands = classic.add_subparsers(required=True, metavar="ORDEN")
+    replay = commands.add_parser("replay", help="repite un registro GCG con las reglas de la FILE y dice en qué discrepa")
+    replay.add_argument("gcg", metavar="ARCHIVO.gcg", help="el registro de la partida")
     replay.add_argument(
         "--lexicon",
-        metavar="PATH",
-        help="word list (default: $VEEDOR_LEXICON, else the free list shipped with Veedor)",
+        metavar="RUTA",
+        help=LEXICON_HELP,
     )
     replay.set_defaults(run=run_replay)
 

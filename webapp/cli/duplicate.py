@@ -1,7 +1,9 @@
 """``veedor duplicate simulate``: a whole duplicate game with simulated players.
 
 Every event goes through the event store (an in-memory SQLite database unless
-``--db`` names one), so the simulation exercises the same path as a real game.
+``--db`` names one), so the simulation exercises the same path as a real game. The game
+records its word list, and a copy of the list is kept in ``--data``'s ``lexicons/``
+(default: beside a SQLite database file), where a server finds it (``services.lexicons``).
 """
 
 from __future__ import annotations
@@ -20,26 +22,29 @@ from rules_core.events import GameError
 from rules_core.lexicon import load_lexicon
 from rules_core.results_csv import round_results_csv, standings_csv
 
-from ..services.games import GameService
+from ..services.games import open_games
 from ..services.simulation import make_players, simulate_duplicate
 from ..services.store import EventStore
+from .spanish import LEXICON_HELP
 
 
 def add_duplicate_commands(commands: Any) -> None:
     """Add ``duplicate simulate`` to the CLI's subcommands."""
-    duplicate = commands.add_parser("duplicate", help="duplicate games")
-    actions = duplicate.add_subparsers(required=True, metavar="ACTION")
-    simulate = actions.add_parser("simulate", help="play a whole game with simulated players")
-    simulate.add_argument("--seed", type=int, default=2017)
-    simulate.add_argument("--players", type=int, default=8)
-    simulate.add_argument("--rounds", type=int, default=None, help="default: to the end of the bag")
-    simulate.add_argument("--bonuses", action="store_true", help="D.III.24 bonuses of 10 and 5 points")
-    simulate.add_argument("--tie-breaks", action="store_true", help="D.III.28 tie-breaks")
-    simulate.add_argument("--lexicon", metavar="PATH")
-    simulate.add_argument("--db", default="sqlite://", help="database URL (default: in memory)")
-    simulate.add_argument("--json", action="store_true", help="print one JSON document")
-    simulate.add_argument("--csv", metavar="DIR", help="also write rondas.csv and clasificacion.csv there")
-    simulate.add_argument("--delay", type=float, default=0.0, help="seconds between rounds")
+    duplicate = commands.add_parser("duplicate", help="partidas duplicadas")
+    actions = duplicate.add_subparsers(required=True, metavar="ACCIÓN")
+    simulate = actions.add_parser("simulate", help="juega una partida entera con jugadores simulados")
+    simulate.add_argument("--seed", type=int, default=2017, help="semilla de la bolsa (por defecto 2017)")
+    simulate.add_argument("--players", type=int, default=8, help="jugadores simulados (por defecto 8)")
+    simulate.add_argument("--rounds", type=int, default=None, help="por defecto: hasta acabar la bolsa")
+    simulate.add_argument("--bonuses", action="store_true", help="bonificaciones de 10 y 5 puntos (D.III.24)")
+    simulate.add_argument("--tie-breaks", action="store_true", help="desempates (D.III.28)")
+    simulate.add_argument("--lexicon", metavar="RUTA", help=LEXICON_HELP)
+    simulate.add_argument("--db", default="sqlite://", help="URL de la base de datos (por defecto: en memoria)")
+    simulate.add_argument("--data", metavar="CARPETA",
+                          help="carpeta de datos cuya lexicons/ guarda la lista de palabras (por defecto: junto a una --db SQLite)")  # fmt: skip
+    simulate.add_argument("--json", action="store_true", help="escribe un documento JSON")
+    simulate.add_argument("--csv", metavar="CARPETA", help="escribe también allí rondas.csv y clasificacion.csv")
+    simulate.add_argument("--delay", type=float, default=0.0, help="segundos entre rondas")
     simulate.set_defaults(run=run_simulate)
 
 
@@ -49,7 +54,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     settings = DuplicateSettings(
         rounds=args.rounds, bonuses=args.bonuses, tie_breaks=args.tie_breaks, seed=args.seed
     )
-    service = GameService(EventStore(args.db), load_lexicon(args.lexicon))
+    service = open_games(args.db, load_lexicon(args.lexicon), args.data)
     game_id = service.create_duplicate(f"Simulación {args.seed}", settings)
     game = service.duplicate(game_id)
     out = sys.stdout

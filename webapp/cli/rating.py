@@ -3,10 +3,10 @@
 ``rating --history FILE.jsonl [--ratings PREVIOUS.csv] [--json]``: FILE has one game a
 line, in the order played: ``{"game": ID, "date": "YYYY-MM-DD", "rounds": N,
 "standings": [{"player": NAME, "rank": R}, ...]}`` (tied players share a rank number);
-``--ratings`` gives earlier values as CSV ``player,rating,volatility,games``. Prints a
-table sorted by rating (whole numbers), or with ``--json`` ``{"players": [{"player",
-"rating", "volatility", "games"}, ...]}`` with unrounded floats. A malformed line or
-row exits 2 naming the file, the line and the problem.
+``--ratings`` gives earlier values as CSV ``player,rating,volatility,games`` (checked whole,
+``records.elodi_list``). Prints a table sorted by rating (whole numbers), or with ``--json``
+``{"players": [{"player", "rating", "volatility", "games"}, ...]}`` with unrounded floats. A
+malformed line or row exits 2 naming the file, the line and the problem.
 """
 
 from __future__ import annotations
@@ -20,14 +20,17 @@ from typing import Any, TextIO
 
 from rules_core.elodi import Rating, rate_games
 
-from ..records.elodi import RatingInputError, read_history, read_ratings
+from ..records.elodi import read_history
+from ..records.elodi_list import RatingInputError, read_ratings
 
 
 def add_rating_commands(commands: Any) -> None:
-    rating = commands.add_parser("rating", help="EloDI ratings from a history of duplicate games")
-    rating.add_argument("--history", required=True, metavar="FILE.jsonl", help="one game per line, in the order played")
-    rating.add_argument("--ratings", metavar="PREVIOUS.csv", help="earlier ratings: player,rating,volatility,games")
-    rating.add_argument("--json", action="store_true", help="print one JSON object, unrounded")
+    rating = commands.add_parser("rating", help="clasificación EloDI de un historial de partidas duplicadas")
+    rating.add_argument("--history", required=True, metavar="ARCHIVO.jsonl",
+                        help="una partida por línea, en el orden en que se jugaron")  # fmt: skip
+    rating.add_argument("--ratings", metavar="ANTERIOR.csv",
+                        help="la clasificación anterior: player,rating,volatility,games")  # fmt: skip
+    rating.add_argument("--json", action="store_true", help="escribe un objeto JSON, sin redondear")
     rating.set_defaults(run=run_rating)
 
 

@@ -5,7 +5,7 @@ live screen holds one server thread for as long as it is connected (Server-Sent
 Events), so ``--threads`` bounds screens plus ordinary requests: the app accepts at
 most ``threads - RESERVED_THREADS`` streams and answers 503 beyond that (the screen
 retries), keeping threads for the arbiters. ``--demo`` also plays a demo game by
-itself (``demo_server``). ``--venue FILE`` serves a venue (``hardware.venue``): its
+itself (``services.demo``). ``--venue FILE`` serves a venue (``hardware.venue``): its
 database, lexicon, data folder, host and port (``--host``/``--port`` given on the
 command line win), its cameras and scanners started with the server and stopped with it.
 
@@ -29,6 +29,7 @@ from flask import Flask
 
 from ..services.shared import services, start_cameras, start_scanners, stop_cameras, stop_scanners
 from ..serving import CONNECTIONS_PER_ADDRESS, make_server
+from .spanish import LEXICON_HELP
 
 if TYPE_CHECKING:
     from hardware.venue import Venue
@@ -40,28 +41,28 @@ RESERVED_THREADS: Final = 16  # never taken by live screens
 
 def add_serve_commands(commands: Any) -> None:
     """Add ``serve`` to the CLI's subcommands."""
-    serve = commands.add_parser("serve", help="run the web app (screens, arbiter console, results)")
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    serve = commands.add_parser("serve", help="sirve la aplicación web (pantallas, consola del árbitro, resultados)")
+    serve.add_argument("--host", default="127.0.0.1", help="dirección en la que escuchar (por defecto 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"puerto (por defecto {DEFAULT_PORT})")
     add_storage_options(serve)
-    serve.add_argument("--lexicon", metavar="PATH", help="word list (default: $VEEDOR_LEXICON, else the free list)")
+    serve.add_argument("--lexicon", metavar="RUTA", help=LEXICON_HELP)
     serve.add_argument("--threads", type=int, default=DEFAULT_THREADS,
-                       help=f"server threads; live screens use at most threads-{RESERVED_THREADS}")  # fmt: skip
+                       help=f"hilos del servidor; las pantallas en directo usan hilos-{RESERVED_THREADS} como mucho")  # fmt: skip
     serve.add_argument("--proxy-hops", type=int, metavar="N",
-                       help="proxies in front whose X-Forwarded-For/-Proto are trusted "
-                            "(default $VEEDOR_PROXY_HOPS, else 0: none)")  # fmt: skip
+                       help="proxies delante cuyas cabeceras X-Forwarded-For/-Proto se creen "
+                            "(por defecto $VEEDOR_PROXY_HOPS, si no, 0: ninguno)")  # fmt: skip
     serve.add_argument("--per-address", type=int, default=CONNECTIONS_PER_ADDRESS, metavar="N",
-                       help=f"most connections from one client address, half of them live screens "
-                            f"(default {CONNECTIONS_PER_ADDRESS}; 0: no cap)")  # fmt: skip
-    serve.add_argument("--demo", action="store_true", help="play a demo game by itself (see demo_server)")
-    serve.add_argument("--venue", metavar="FILE", help="serve a venue: its database, lexicon, cameras, scanners")
+                       help=f"conexiones como mucho desde una dirección, la mitad de ellas pantallas en directo "
+                            f"(por defecto {CONNECTIONS_PER_ADDRESS}; 0: sin límite)")  # fmt: skip
+    serve.add_argument("--demo", action="store_true", help="juega sola una partida de demostración (véase services.demo)")
+    serve.add_argument("--venue", metavar="ARCHIVO", help="sirve una sede: su base de datos, léxico, cámaras y escáneres")
     serve.set_defaults(run=run_serve)
 
 
 def add_storage_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data", metavar="DIR", default="veedor-data",
-                        help="folder for the database and the session key (default ./veedor-data)")  # fmt: skip
-    parser.add_argument("--db", metavar="URL", help="database URL (default: SQLite veedor.db in --data)")
+    parser.add_argument("--data", metavar="CARPETA", default="veedor-data",
+                        help="carpeta de la base de datos y de la clave de sesión (por defecto ./veedor-data)")  # fmt: skip
+    parser.add_argument("--db", metavar="URL", help="URL de la base de datos (por defecto: SQLite veedor.db en --data)")
 
 
 def database_url(args: argparse.Namespace) -> str:
@@ -92,7 +93,7 @@ def serve_app(args: argparse.Namespace) -> Flask:
             **_address_config(args),
         })  # fmt: skip
     if args.demo:
-        from ..services.demo_server import prepare_demo_data
+        from ..services.demo.server import prepare_demo_data
 
         prepare_demo_data(data)
     return create_app({
@@ -164,7 +165,7 @@ def run_serve(args: argparse.Namespace) -> int:
     base = f"http://{args.host}:{server.effective_port}"
     demo = None
     if args.demo:
-        from ..services.demo_server import start_demo
+        from ..services.demo.server import start_demo
 
         demo = start_demo(app, base)
     else:

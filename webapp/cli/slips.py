@@ -23,6 +23,7 @@ import json
 import sys
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from rules_core.events import GameError
 from rules_core.lexicon import LexiconError, load_lexicon
 
 from .serve import add_storage_options, database_url
+from .spanish import LEXICON_HELP
 
 PLAY_KEYS = ("reading", "play", "score", "verdict", "flags", "confidence")
 
@@ -41,72 +43,81 @@ class SlipInputError(ValueError):
 
 def add_slip_commands(commands: Any) -> None:
     """Add the slip commands to the CLI's subcommands (``argparse`` subparsers)."""
-    printing = commands.add_parser("print-slips", help="PDF of slips to print for a game's players")
-    printing.add_argument("--game", required=True, help="the game's id (printed in each QR code)")
+    printing = commands.add_parser("print-slips", help="PDF de papeletas para imprimir, para los jugadores de una partida")
+    printing.add_argument("--game", required=True, help="el identificador de la partida (va en cada código QR)")
     printing.add_argument("--players", type=Path,
-                          help="players: CSV or JSON with id, name, table (default: the game's, from the database)")
-    printing.add_argument("--name", default="", help="the game's name, printed on each slip (default: its own)")
-    printing.add_argument("--per-player", type=int, default=30, help="slips per player (default 30)")
+                          help="jugadores: CSV o JSON con id, name, table (por defecto: los de la partida, de la base de datos)")
+    printing.add_argument("--name", default="", help="el nombre de la partida, impreso en cada papeleta (por defecto: el suyo)")
+    printing.add_argument("--per-player", type=int, default=30, help="papeletas por jugador (por defecto 30)")
     printing.add_argument("--absolute", action="store_true",
-                          help="slips with a 15x15 board to write the play on (D.III.20.1.c), four a page")
-    printing.add_argument("-o", "--output", type=Path, default=Path("papeletas.pdf"))
+                          help="papeletas con un tablero de 15x15 donde escribir la jugada (D.III.20.1.c), cuatro por página")
+    printing.add_argument("-o", "--output", type=Path, default=Path("papeletas.pdf"),
+                          help="el PDF que escribir (por defecto papeletas.pdf)")  # fmt: skip
     add_storage_options(printing)
     printing.set_defaults(run=run_print_slips)
 
-    for name, helptext in (("read-slip", "read one scanned slip"), ("read-move", "read an image of a handwritten play")):
+    for name, helptext in (("read-slip", "lee una papeleta escaneada"),
+                           ("read-move", "lee la imagen de una jugada escrita a mano")):
         command = commands.add_parser(name, help=helptext)
-        command.add_argument("image", nargs="?", type=Path, help="the scan (PNG, JPEG, TIFF or PDF page 1)")
-        command.add_argument("--cgp", help="the round's position and rack (CGP)")
-        command.add_argument("--json", action="store_true", help="print one JSON object")
-        command.add_argument("--batch", type=Path, help='JSON lines {"image": PATH, "cgp": CGP}; one result each')
-        command.add_argument("--lexicon", metavar="PATH")
-        command.add_argument("--model", type=Path, help="recogniser ONNX model (default: the committed one)")
+        command.add_argument("image", nargs="?", type=Path, metavar="IMAGEN",
+                             help="el escaneo (PNG, JPEG, TIFF o la página 1 de un PDF)")  # fmt: skip
+        command.add_argument("--cgp", help="la posición y el atril de la ronda (CGP)")
+        command.add_argument("--json", action="store_true", help="escribe un objeto JSON")
+        command.add_argument("--batch", type=Path, metavar="ARCHIVO",
+                             help='líneas JSON {"image": RUTA, "cgp": CGP}; un resultado por línea')  # fmt: skip
+        command.add_argument("--lexicon", metavar="RUTA", help=LEXICON_HELP)
+        command.add_argument("--model", type=Path, metavar="RUTA",
+                             help="el modelo ONNX del lector (por defecto: el del repositorio)")  # fmt: skip
         if name == "read-slip":
-            command.add_argument("--players", type=Path, help="players: CSV or JSON with id, name, table")
-            command.add_argument("--template", type=Path, help="a plain slip's template folder (slips template)")
+            command.add_argument("--players", type=Path, help="jugadores: CSV o JSON con id, name, table")
+            command.add_argument("--template", type=Path,
+                                 help="la carpeta de la plantilla de una papeleta lisa (slips template)")  # fmt: skip
         command.set_defaults(run=run_read, mode=name)
 
-    slips = commands.add_parser("slips", help="scanned slips: watch, review, template, demo")
-    actions = slips.add_subparsers(required=True, metavar="ACTION")
-    watch = actions.add_parser("watch", help="read the scanner's folder into a game")
-    watch.add_argument("--inbox", type=Path, required=True, help="the folder the scanner writes into")
-    watch.add_argument("--state", type=Path, required=True, help="where pages, journal and review queue live")
-    watch.add_argument("--db", required=True, help="the games' database URL")
-    watch.add_argument("--game", required=True)
-    watch.add_argument("--lexicon", metavar="PATH")
-    watch.add_argument("--interval", type=float, default=2.0, help="seconds between looks at the folder")
-    watch.add_argument("--once", action="store_true", help="take what is there, then stop")
-    watch.add_argument("--template", type=Path, help="plain slips: the template folder (slips template)")
+    slips = commands.add_parser("slips", help="papeletas escaneadas: watch, review, template, demo")
+    actions = slips.add_subparsers(required=True, metavar="ACCIÓN")
+    watch = actions.add_parser("watch", help="lee la carpeta del escáner y anota en una partida")
+    watch.add_argument("--inbox", type=Path, required=True, help="la carpeta en la que escribe el escáner")
+    watch.add_argument("--state", type=Path, required=True,
+                       help="dónde se guardan las páginas, el registro y la cola de revisión")  # fmt: skip
+    watch.add_argument("--db", required=True, help="la URL de la base de datos de las partidas")
+    watch.add_argument("--game", required=True, help="el identificador de la partida")
+    watch.add_argument("--lexicon", metavar="RUTA", help=LEXICON_HELP)
+    watch.add_argument("--interval", type=float, default=2.0, help="segundos entre dos miradas a la carpeta")
+    watch.add_argument("--once", action="store_true", help="toma lo que haya y termina")
+    watch.add_argument("--template", type=Path, help="papeletas lisas: la carpeta de la plantilla (slips template)")
     watch.set_defaults(run=run_watch)
 
-    review = actions.add_parser("review", help="the arbiter's queue of flagged slips")
-    review.add_argument("--state", type=Path, required=True)
-    review.add_argument("--db", help="the games' database URL (needed to resolve)")
-    review.add_argument("--game", help="the game (needed to resolve)")
-    review.add_argument("--lexicon", metavar="PATH")
-    review.add_argument("item", nargs="?", help="the item to resolve")
-    review.add_argument("action", nargs="?", choices=("accept", "correct", "void", "dismiss"))
-    review.add_argument("--play", help="with correct: the play in canonical notation")
-    review.add_argument("--reason", help="with void: why")
-    review.add_argument("--player", help="the player, when the slip did not say")
-    review.add_argument("--round", type=int, help="the round, when the slip did not say")
-    review.add_argument("--actor", default="árbitro")
+    review = actions.add_parser("review", help="la cola del árbitro de papeletas señaladas")
+    review.add_argument("--state", type=Path, required=True, help="la carpeta de estado de slips watch")
+    review.add_argument("--db", help="la URL de la base de datos de las partidas (para resolver)")
+    review.add_argument("--game", help="la partida (para resolver)")
+    review.add_argument("--lexicon", metavar="RUTA", help=LEXICON_HELP)
+    review.add_argument("item", nargs="?", metavar="ELEMENTO", help="el elemento que resolver")
+    review.add_argument("action", nargs="?", choices=("accept", "correct", "void", "dismiss"),
+                        help="aceptar, corregir, anular o descartar")  # fmt: skip
+    review.add_argument("--play", help="con correct: la jugada en notación canónica")
+    review.add_argument("--reason", help="con void: el motivo")
+    review.add_argument("--replacing", help="por qué la papeleta sustituye a la que el jugador ya tiene de la ronda")
+    review.add_argument("--player", help="el jugador, si la papeleta no lo dice")
+    review.add_argument("--round", type=int, help="la ronda, si la papeleta no lo dice")
+    review.add_argument("--actor", default="árbitro", help="quién resuelve (por defecto: árbitro)")
     review.set_defaults(run=run_review)
 
-    template = actions.add_parser("template", help="a plain slip: its blank scan and the fields marked on it")
-    template.add_argument("image", type=Path, help="a blank slip, scanned once")
-    template.add_argument("--out", type=Path, required=True, help="the template folder to write")
-    template.add_argument("--field", action="append", default=[], metavar="NAME=X0,Y0,X1,Y1",
-                          help="a field in pixels of IMAGE: ronda, mesa, nombre, coordenada, palabra or jugada")  # fmt: skip
+    template = actions.add_parser("template", help="una papeleta lisa: su escaneo en blanco y los campos marcados en él")
+    template.add_argument("image", type=Path, metavar="IMAGEN", help="una papeleta en blanco, escaneada una vez")
+    template.add_argument("--out", type=Path, required=True, help="la carpeta de la plantilla que escribir")
+    template.add_argument("--field", action="append", default=[], metavar="NOMBRE=X0,Y0,X1,Y1",
+                          help="un campo en píxeles de IMAGEN: ronda, mesa, nombre, coordenada, palabra o jugada")  # fmt: skip
     template.set_defaults(run=run_template)
 
-    demo = actions.add_parser("demo", help="a duplicate game whose slips arrive as rendered scans")
-    demo.add_argument("--players", type=int, default=8)
-    demo.add_argument("--rounds", type=int, default=3)
-    demo.add_argument("--seed", type=int, default=2017)
-    demo.add_argument("--state", type=Path, default=Path("/tmp/veedor-papeletas"))
-    demo.add_argument("--db", default="sqlite://")
-    demo.add_argument("--lexicon", metavar="PATH")
+    demo = actions.add_parser("demo", help="una partida duplicada cuyas papeletas llegan como escaneos dibujados")
+    demo.add_argument("--players", type=int, default=8, help="jugadores (por defecto 8)")
+    demo.add_argument("--rounds", type=int, default=3, help="rondas (por defecto 3)")
+    demo.add_argument("--seed", type=int, default=2017, help="semilla de la bolsa (por defecto 2017)")
+    demo.add_argument("--state", type=Path, default=Path("/tmp/veedor-papeletas"), help="la carpeta de estado")
+    demo.add_argument("--db", default="sqlite://", help="URL de la base de datos (por defecto: en memoria)")
+    demo.add_argument("--lexicon", metavar="RUTA", help=LEXICON_HELP)
     demo.set_defaults(run=run_demo)
 
 
@@ -265,10 +276,9 @@ def _print_result(result: dict[str, Any], as_json: bool) -> None:
 
 
 def _service(args: argparse.Namespace) -> Any:
-    from webapp.services.games import GameService
-    from webapp.services.store import EventStore
+    from webapp.services.games import open_games
 
-    return GameService(EventStore(args.db), load_lexicon(args.lexicon))
+    return open_games(args.db, load_lexicon(args.lexicon))
 
 
 def _feed(service: Any, game_id: str, state: Path, template: Path | None = None) -> Any:
@@ -277,8 +287,8 @@ def _feed(service: Any, game_id: str, state: Path, template: Path | None = None)
     from vision.slips.register import PlainTemplate
     from vision.slips.review import ReviewQueue
 
-    return GameFeed(game_id, lambda: service.duplicate(game_id), lambda e: service.append(game_id, e),
-                    SlipReader(service.lexicon), ReviewQueue(state),
+    return GameFeed(game_id, lambda: service.duplicate(game_id), partial(service.enter_slip, game_id),
+                    SlipReader(service.duplicate(game_id).lexicon), ReviewQueue(state),
                     template=PlainTemplate.load(template) if template else None)  # fmt: skip
 
 
@@ -312,7 +322,8 @@ def run_review(args: argparse.Namespace) -> int:
         return _fail("para resolver indique ACCIÓN, --db y --game")
     try:
         feed = _feed(_service(args), args.game, args.state)
-        item = feed.resolve(args.item, args.action, args.actor, args.play, args.reason, args.player, args.round)
+        item = feed.resolve(args.item, args.action, args.actor, args.play, args.reason, args.player, args.round,
+                            args.replacing)  # fmt: skip
     except (GameError, ValueError) as error:
         return _fail(str(error))
     print(json.dumps(item.to_json(), ensure_ascii=False))
@@ -343,7 +354,7 @@ def run_template(args: argparse.Namespace) -> int:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    from webapp.services.slip_demo import run_scanned_game
+    from webapp.services.demo.slips import run_scanned_game
 
     try:
         run_scanned_game(args.players, args.rounds, args.seed, args.state, args.db, args.lexicon, sys.stdout)

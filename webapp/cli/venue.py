@@ -54,10 +54,10 @@ class Finding:
 
 def add_venue_commands(commands: Any) -> None:
     """Add ``check-venue`` to the CLI's subcommands."""
-    check = commands.add_parser("check-venue", help="check a venue file and test each of its devices")
-    check.add_argument("file", help="the venue's TOML file (see hardware/venue.example.toml)")
+    check = commands.add_parser("check-venue", help="comprueba un archivo de sede y prueba cada uno de sus dispositivos")
+    check.add_argument("file", metavar="ARCHIVO", help="el archivo TOML de la sede (véase hardware/venue.example.toml)")
     check.add_argument("--timeout", type=float, default=FRAME_TIMEOUT,
-                       help=f"seconds to wait for a camera's first frame (default {FRAME_TIMEOUT:g})")  # fmt: skip
+                       help=f"segundos de espera del primer fotograma de una cámara (por defecto {FRAME_TIMEOUT:g})")  # fmt: skip
     check.set_defaults(run=run_check_venue)
 
 

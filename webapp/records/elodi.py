@@ -4,26 +4,24 @@ on top of an imported list of earlier ratings.
 A game counts when it has ended and has at least ``MIN_ROUNDS`` published rounds
 (``rules_core.elodi``); its date is the day it was created, in the venue's time zone;
 a player is known by name (``tournaments.person``). The earlier list is a CSV
-``player,rating,volatility,games`` kept as ``elodi-previas.csv`` in the data folder.
+``player,rating,volatility,games`` kept as ``elodi-previas.csv`` in the data folder
+(``elodi_list``: checked whole when it is imported).
 """
 
 from __future__ import annotations
 
-import csv
 import json
-import math
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import date
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 from rules_core.duplicate import DuplicateGame
 from rules_core.elodi import Change, RatedGame, Rating, rate_games
 
 from ..services.live import LiveGames
+from .elodi_list import RatingInputError, previous_ratings
 from .timezone import local_date
-
-PREVIOUS_FILE: Final = "elodi-previas.csv"
 
 
 def rated_games(games: LiveGames) -> list[RatedGame]:
@@ -47,21 +45,12 @@ def ratings(games: LiveGames, data_dir: Path) -> tuple[dict[str, Rating], list[C
     return current, changes, history
 
 
-def previous_ratings(data_dir: Path) -> dict[str, Rating]:
-    path = data_dir / PREVIOUS_FILE
-    return read_ratings(path) if path.exists() else {}
-
-
 def history_jsonl(history: Iterable[RatedGame]) -> str:
     """The games in ``veedor rating --history`` form, one JSON object a line."""
     lines = [json.dumps({"game": g.game, "date": g.date, "rounds": g.rounds,
                          "standings": [{"player": p, "rank": r} for p, r in g.standings]}, ensure_ascii=False)
              for g in history]  # fmt: skip
     return "".join(line + "\n" for line in lines)
-
-
-class RatingInputError(ValueError):
-    """A history or ratings file that cannot be read; the message names the place and the problem."""
 
 
 def read_history(path: Path) -> Iterator[RatedGame]:
@@ -104,21 +93,3 @@ def _rank(entry: Mapping[str, Any]) -> int:
     if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
         raise ValueError(f"'rank' de {entry.get('player')!r} debe ser un entero >= 1, no {rank!r}")
     return rank
-
-
-def read_ratings(path: Path) -> dict[str, Rating]:
-    """Earlier ratings from CSV ``player,rating,volatility,games`` (a header line is optional)."""
-    ratings: dict[str, Rating] = {}
-    with path.open(encoding="utf-8-sig", newline="") as rows:
-        for number, row in enumerate(csv.reader(rows), start=1):
-            if not row or (number == 1 and row[0].strip().lower() in ("player", "jugador")):
-                continue
-            try:
-                player, rating, volatility, games = (cell.strip() for cell in row)
-                found = Rating(float(rating), float(volatility), int(games))
-                if not (math.isfinite(found.rating) and math.isfinite(found.volatility) and found.volatility > 0):
-                    raise ValueError(row)
-                ratings[player] = found
-            except ValueError:
-                raise RatingInputError(f"{path}, fila {number}: se esperaba jugador,rating,volatilidad,partidas") from None
-    return ratings

@@ -9,6 +9,11 @@ history in words (``historial.txt``), an index of every play with its files
 as XLSX and CSV (and the GCG record of a classic game), and ``MANIFIESTO.txt``: the
 SHA-256 of every other file in ``sha256sum`` form (``sha256sum -c MANIFIESTO.txt``), so a
 person with only the zip can check that nothing changed.
+
+Only files of the game go in, each checked by ``services.stored_files`` before it is opened:
+a scanned page read into this game, a crop of its review queue, a stored camera frame. A
+file an event names that is none of these (an event stored before the check existed) is
+left out and said in ``omitidos.txt``; the database and the session key are never opened.
 """
 
 from __future__ import annotations
@@ -19,16 +24,17 @@ import json
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from rules_core.classic import ClassicGame
 from rules_core.duplicate import DuplicateGame
+from rules_core.events import Event
 from rules_core.gcg import GCGError, to_gcg
 from rules_core.results_csv import Table, classic_sheet_table, round_results_table, standings_table
 
 from ..services.shared import Services
+from ..services.stored_files import NotStored, StoredFiles, scan_pages
 from .exports import to_csv, to_xlsx
 from .history import history
 from .timezone import local_text
@@ -42,16 +48,22 @@ class Evidence:
 
     files: dict[str, bytes] = field(default_factory=dict)
     plays: list[list[Any]] = field(default_factory=list)  # jugadas.csv's rows
+    left_out: list[str] = field(default_factory=list)  # omitidos.txt's lines
 
     def add(self, name: str, data: bytes) -> str:
         self.files.setdefault(name, data)
         return name
 
     def add_file(self, folder: str, path: Path | None) -> str:
-        """Copy ``path`` under ``folder``; its name in the zip, or "" when it is missing."""
-        if path is None or not path.is_file():
+        """Copy ``path`` (checked by ``StoredFiles`` before) under ``folder``; its name in the zip, or ""
+        when there is none."""
+        if path is None:
             return ""
         return self.add(f"{folder}/{path.name}", path.read_bytes())
+
+    def leave_out(self, number: int, error: NotStored) -> str:
+        self.left_out.append(f"evento {number}: {error}\n")
+        return ""
 
 
 def evidence_zip(found: Services, game_id: str) -> bytes:
@@ -68,6 +80,8 @@ def evidence_zip(found: Services, game_id: str) -> bytes:
             _classic(evidence, found, game)
     header = ["n_evento", "hora", "ronda", "jugador", "jugada", "puntos", "por", "archivos", "motivo"]
     evidence.add("jugadas.csv", to_csv((header, evidence.plays)))
+    if evidence.left_out:
+        evidence.add("omitidos.txt", "".join(evidence.left_out).encode())
     return _zip(evidence)
 
 
@@ -75,17 +89,15 @@ def _duplicate(evidence: Evidence, found: Services, game_id: str, game: Duplicat
     scans = found.scans
     doubts = scans.items_of(game_id) if scans.games is not None else []
     crops = {item.page: item for item in doubts}
+    pages = scan_pages(scans.root, game_id)
     for number, event in enumerate(game.events, start=1):
         if event.kind not in ("slip", "slip_corrected"):
             continue
         data = event.data
         files = []
         page = data.get("scan")
-        if isinstance(page, str) and scans.games is not None:
-            files.append(evidence.add_file("escaneos", scans.page_path(page)))
-            item = crops.get(page)
-            if item is not None:
-                files += [evidence.add_file("dudas", Path(item.crop)), evidence.add_file("dudas", Path(item.slip_image))]
+        if page is not None and scans.root is not None:
+            files += _scan_files(evidence, found.files, number, page, pages, crops, scans.root)
         r = game.round(int(data["round"]))
         result = r.results.get(str(data["player"]))
         player = game.players[str(data["player"])]
@@ -100,14 +112,29 @@ def _duplicate(evidence: Evidence, found: Services, game_id: str, game: Duplicat
         evidence.add(f"{name}.csv", to_csv(table))
 
 
+def _scan_files(evidence: Evidence, files: StoredFiles, number: int, page: Any, pages: dict[str, Path],
+                crops: dict[str, Any], root: Path) -> list[str]:  # fmt: skip
+    """The scanned page a slip names and, when the reader flagged it, the crop and slip the arbiter saw."""
+    try:
+        found = [evidence.add_file("escaneos", files.page(page, pages))]
+    except NotStored as error:
+        return [evidence.leave_out(number, error)]
+    item = crops.get(page)
+    if item is not None:
+        for image in (i for i in (item.crop, item.slip_image) if i):
+            try:
+                found.append(evidence.add_file("dudas", files.inside(Path(image), root / "revision", "crop")))
+            except NotStored as error:
+                found.append(evidence.leave_out(number, error))
+    return found
+
+
 def _classic(evidence: Evidence, found: Services, game: ClassicGame) -> None:
-    frames = found.cameras.data_dir / "camera-frames" if found.cameras.data_dir else None
     for number, event in enumerate(game.events, start=1):
         if event.kind not in ("play", "challenge", "exchange", "pass"):
             continue
         from_camera = event.actor.startswith("camera:") or bool(event.data.get("frame"))
-        files = [evidence.add_file("fotogramas", _frame_of(event.data, event.actor, event.at, frames))] \
-            if from_camera else []  # fmt: skip
+        files = [_frame_file(evidence, found.files, number, event)] if from_camera else []
         evidence.plays.append([number, local_text(event.at), "", event.data.get("player", ""),
                                event.data.get("notation") or event.kind, "", event.actor, " ".join(f for f in files if f),
                                ""])  # fmt: skip
@@ -123,16 +150,17 @@ def _classic(evidence: Evidence, found: Services, game: ClassicGame) -> None:
         pass  # a game started from a position has no GCG form
 
 
-def _frame_of(data: Any, actor: str, at: datetime, frames: Path | None) -> Path | None:
-    """The frame a camera play was made from: the event says it, else the camera's last frame before it."""
-    named = data.get("frame")
-    if isinstance(named, str) and named:
-        return Path(named)
-    if frames is None:
-        return None
-    latest = at.timestamp() + 2.0  # the frame is stored before the play is reported
-    candidates = [p for p in (frames / actor.removeprefix("camera:")).glob("*.jpg") if p.stat().st_mtime <= latest]
-    return max(candidates, key=lambda p: p.stat().st_mtime) if candidates else None
+def _frame_file(evidence: Evidence, files: StoredFiles, number: int, event: Event) -> str:
+    """The frame a camera play was made from: the one the event names, else the camera's last frame before it
+    (the frame is stored before the play is reported)."""
+    named = event.data.get("frame")
+    if not named:
+        latest = files.latest_frame(event.actor.removeprefix("camera:"), event.at.timestamp() + 2.0)
+        return evidence.add_file("fotogramas", latest)
+    try:
+        return evidence.add_file("fotogramas", files.frame(named))
+    except NotStored as error:
+        return evidence.leave_out(number, error)
 
 
 def _zip(evidence: Evidence) -> bytes:

@@ -6,6 +6,9 @@
 * CSV: UTF-8 with a byte-order mark (so Excel reads ``BARREÑA``, not ``BARREÃ‘A``),
   semicolon-separated with decimal commas (what a Spanish-locale spreadsheet expects),
   one header line, risky text behind an apostrophe (``results_csv.as_text_cell``).
+* Stored text that a format cannot hold never fails an export: a control character XLSX
+  refuses (openpyxl: XML 1.0 has no place for it) or a lone surrogate UTF-8 cannot encode
+  is written as U+FFFD (``printable``); a name stored before the boundary checked it still exports.
 * ``export_name``: a file name that says which game and when:
   ``open-de-primavera_2026-04-12_clasificacion.xlsx``.
 """
@@ -21,6 +24,7 @@ from datetime import date
 from typing import Any, Final
 
 from openpyxl import Workbook
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Font
 from werkzeug.wrappers import Response
 
@@ -32,6 +36,7 @@ from .timezone import local_date
 XLSX_TYPE: Final = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 CSV_TYPE: Final = "text/csv; charset=utf-8"
 MAX_SHEET_NAME: Final = 31  # Excel's limit
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 def to_xlsx(sheets: Mapping[str, Table]) -> bytes:
@@ -40,7 +45,7 @@ def to_xlsx(sheets: Mapping[str, Table]) -> bytes:
     for index, (title, (header, rows)) in enumerate(sheets.items()):
         sheet = book.worksheets[0] if index == 0 else book.create_sheet()
         sheet.title = _sheet_title(title)
-        sheet.append(header)
+        sheet.append([_xlsx_value(value) for value in header])
         for cell in sheet[1]:
             cell.font = Font(bold=True)
         for row in rows:
@@ -59,7 +64,7 @@ def to_csv(table: Table) -> bytes:
     out = io.StringIO()
     writer = csv.writer(out, delimiter=";", lineterminator="\r\n")
     header, rows = table
-    writer.writerow(header)
+    writer.writerow([_csv_value(value) for value in header])
     for row in rows:
         writer.writerow([_csv_value(value) for value in row])
     return "\ufeff".encode() + out.getvalue().encode("utf-8")
@@ -83,17 +88,26 @@ def slug(text: str) -> str:
 
 
 def _sheet_title(title: str) -> str:
-    return re.sub(r"[\[\]:*?/\\]", " ", title)[:MAX_SHEET_NAME] or "hoja"
+    return re.sub(r"[\[\]:*?/\\]", " ", printable(title, xml=True))[:MAX_SHEET_NAME] or "hoja"
+
+
+def printable(text: str, xml: bool = False) -> str:
+    """``text`` with each lone surrogate, and with ``xml`` each character XML 1.0 cannot hold, as U+FFFD."""
+    text = _SURROGATE.sub("\ufffd", text)
+    return ILLEGAL_CHARACTERS_RE.sub("\ufffd", text) if xml else text
 
 
 def _xlsx_value(value: Any) -> Any:
-    return value if isinstance(value, (int, float, str)) or value is None else str(value)
+    if isinstance(value, str):
+        return printable(value, xml=True)
+    return value if isinstance(value, (int, float)) or value is None else printable(str(value), xml=True)
 
 
 def _csv_value(value: Any) -> Any:
     if isinstance(value, float):
         return f"{value:.2f}".replace(".", ",")
-    return as_text_cell(value)
+    cell = as_text_cell(value)
+    return printable(cell) if isinstance(cell, str) else cell
 
 
 def attachment(name: str) -> dict[str, str]:

@@ -3,13 +3,16 @@
 ``describe(event, names)`` says what an event did as an arbiter would write it down:
 "Papeleta de la mesa 3 (Ana): H8 CASA, 14 puntos, introducida por arbitro1". ``names``
 maps a duplicate player's id to "mesa N (Nombre)", or a classic player's 0/1 to the name.
-Scores of slips are the ones the game holds now (a later correction is its own line).
-A classic table's clock (``rules_core.classic_clock``) is told with its times: each press
-with the turn's time and what is left, the end with each player's overtime taken off (C.35).
+Scores of slips are the ones the game holds now (a later correction is its own line);
+a slip that replaces another names the one it replaces, and a decision of the
+scanned-slips panel says which (``REVIEW``). A classic table's clock
+(``rules_core.classic_clock``) is told with its times: each press with the turn's time and
+what is left, the end with each player's overtime taken off (C.35).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,10 +28,15 @@ KINDS = {  # the filter's names for event kinds
     "game_created": "partida", "player_added": "jugadores", "rack_set": "atriles", "timer": "reloj",
     "slip": "papeletas", "slip_corrected": "papeletas", "master_announced": "maestras",
     "master_annulled": "maestras", "game_ended": "partida", "play": "jugadas", "challenge": "jugadas",
-    "exchange": "jugadas", "pass": "jugadas", "end": "partida", "time_penalty": "reloj",
+    "exchange": "jugadas", "pass": "jugadas", "end": "partida", "time_penalty": "reloj", "lexicon_changed": "léxico",
     "clock_start": "reloj", "clock_press": "reloj", "clock_pause": "reloj", "clock_resume": "reloj",
 }  # fmt: skip
 TIMER = {"start": "en marcha", "pause": "en pausa", "resume": "reanudado", "close": "cerrado (TIEMPO)"}
+REVIEW = {"accept": "propuesta aceptada", "correct": "corregida", "void": "anulada"}  # the panel's decisions
+# Games stored before the panel's decision had its own field said it in English in a reason
+# ("revisión del árbitro (correct)"): shown in Spanish.
+PANEL_ACTIONS = {"accept": "aceptada", "correct": "corregida", "void": "anulada"}
+_PANEL_ACTION = re.compile(r"\((accept|correct|void)\)$")
 
 
 @dataclass(frozen=True)
@@ -50,23 +58,28 @@ def history(game: DuplicateGame | ClassicGame) -> list[Line]:
     names, tables = _names(game)
     timed = _clock_words(game) if isinstance(game, ClassicGame) else {}
     lines = []
+    written: dict[tuple[Any, Any], str] = {}  # (round, player) -> the slip's play as written, so far
     for number, event in enumerate(game.events, start=1):
         player = event.data.get("player")
         table = tables.get(str(player)) if player is not None else None
         number_of_round = event.data.get("round")
+        text = describe(event, names, written.get((number_of_round, player)))
+        if event.kind in ("slip", "slip_corrected"):
+            written[(number_of_round, player)] = _written(event.data.get("slip") or {})
         lines.append(Line(number, local_text(event.at), KINDS.get(event.kind, event.kind),
                           number_of_round if isinstance(number_of_round, int) else None, table,
-                          timed.get(number) or describe(event, names), event.actor, event.to_json()))  # fmt: skip
+                          timed.get(number) or text, event.actor, event.to_json()))  # fmt: skip
     return lines
 
 
-def describe(event: Event, names: Mapping[str, str]) -> str:
-    """What ``event`` did, in Spanish (see the module docstring)."""
+def describe(event: Event, names: Mapping[str, str], replaced: str | None = None) -> str:
+    """What ``event`` did, in Spanish (see the module docstring); ``replaced``: the play as written of the
+    slip a ``slip_corrected`` replaces."""
     data, by = event.data, f", por {event.actor}"
     who = names.get(str(data.get("player")), str(data.get("player", "")))
     kind = event.kind
     if kind == "slip" or kind == "slip_corrected":
-        return _slip(event, who) + by
+        return _slip(event, who, replaced) + by
     if kind == "rack_set":
         source = "sorteado" if data.get("source") == "sorteo" else "fijado a mano"
         return f"Ronda {data.get('round')}: atril {' '.join(map(str, data.get('rack', [])))} ({source}){by}"
@@ -80,26 +93,48 @@ def describe(event: Event, names: Mapping[str, str]) -> str:
     if kind == "player_added":
         return f"Jugador {data.get('name')} en la mesa {data.get('table')}{by}"
     if kind == "game_created":
-        return f"Partida creada{by}"
+        return f"Partida creada{_word_list(data, ', con el léxico ')}{by}"
+    if kind == "lexicon_changed":
+        return f"Léxico cambiado{_word_list(data, ' a ')}; motivo: {data.get('reason')}{by}"
     if kind in ("game_ended", "end"):
         return f"Partida terminada{': ' + str(data['reason']) if data.get('reason') else ''}{by}"
     return _classic(event, who) + by
 
 
-def _slip(event: Event, who: str) -> str:
+def _written(slip: Mapping[str, Any]) -> str:
+    return str(slip.get("notation") or "sin jugada")
+
+
+def _word_list(data: Mapping[str, Any], before: str) -> str:
+    """``before`` and the event's word list as "FILE2017 (48976d0b)", or nothing when it has none."""
+    word_list = data.get("word_list")
+    if not isinstance(word_list, Mapping):
+        return ""
+    return f"{before}{word_list.get('name')} ({str(word_list.get('sha256', ''))[:8]})"
+
+
+def _slip(event: Event, who: str, replaced: str | None) -> str:
     data = event.data
     slip = data.get("slip") or {}
-    written = slip.get("notation") or "sin jugada"
     facts = [f for f, on in (("fuera de tiempo", slip.get("late")), ("comodín sin marcar", slip.get("blank_not_circled")),
                                (f"nula: {slip.get('void')}", slip.get("void"))) if on]  # fmt: skip
     source = "escaneada" if slip.get("source") == "escáner" else "introducida"
-    text = f"Ronda {data.get('round')}: papeleta de {who}: {written}"
+    text = f"Ronda {data.get('round')}: papeleta de {who}: {_written(slip)}"
     if facts:
         text += f" ({'; '.join(facts)})"
+    review = REVIEW.get(str(data.get("review")))
+    if review:
+        source += f" y revisada ({review})"
     if event.kind == "slip_corrected":
-        return f"{text}: corrección; motivo: {data.get('reason')}"
-    reason = f"; motivo: {data['reason']}" if data.get("reason") else ""
+        instead = f" de {replaced}" if replaced else ""
+        return f"{text}, {source}: sustituye a la papeleta anterior{instead}; motivo: {_reason(data.get('reason'))}"
+    reason = f"; motivo: {_reason(data['reason'])}" if data.get("reason") else ""
     return f"{text}, {source}{reason}"
+
+
+def _reason(reason: object) -> str:
+    """A reason as stored, with a panel action named in Spanish ("revisión del árbitro (corregida)")."""
+    return _PANEL_ACTION.sub(lambda found: f"({PANEL_ACTIONS[found.group(1)]})", str(reason))
 
 
 def _classic(event: Event, who: str) -> str:

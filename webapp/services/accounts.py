@@ -6,12 +6,15 @@
   or the account's removal ends all of the arbiter's sessions, so a copied cookie
   dies with them, and re-adding the account does not revive them.
 * A device's token (``Authorization: Bearer <token>``) is kept as its SHA-256, with the
-  device's *role* (``ROLES``: what it may send) and, optionally, the games it may write to.
+  device's *role* (``ROLES``: what it may send), optionally the games it may write to and,
+  for a camera node, the cameras it posts for (required: a node never posts for a camera
+  it was not registered for, nor creates one).
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -24,6 +27,7 @@ from sqlalchemy.exc import IntegrityError
 from werkzeug.security import check_password_hash, generate_password_hash
 
 MIN_PASSWORD = 8
+CAMERA_NAME: Final = re.compile(r"^[a-z0-9_-]{1,40}$")  # a camera's name as a node posts it
 # What each kind of device may send (checked by ``views.auth.device_required``).
 ROLES: Final = {
     "scanner": "papeletas escaneadas (POST /api/games/<id>/slips, eventos 'slip')",
@@ -48,6 +52,7 @@ devices = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("role", String(16)),  # one of ROLES; NULL for a token made before roles: refused
     Column("games", Text),  # game ids separated by spaces; NULL: any game
+    Column("cameras", Text),  # a node's cameras separated by spaces; NULL for other roles (and old nodes: refused)
 )
 sessions = Table(
     "arbiter_sessions",
@@ -60,11 +65,13 @@ sessions = Table(
 
 @dataclass(frozen=True)
 class Device:
-    """A registered device: its name, its role (``ROLES``) and the games it may write to (None: any)."""
+    """A registered device: its name, its role (``ROLES``), the games it may write to (None: any) and,
+    for a node, the cameras it posts for (None: none)."""
 
     name: str
     role: str | None
     games: frozenset[str] | None = None
+    cameras: frozenset[str] | None = None
 
     def may_write(self, game_id: str) -> bool:
         return self.games is None or game_id in self.games
@@ -141,21 +148,22 @@ class Accounts:
 
     # -- devices ----------------------------------------------------------------------
 
-    def add_device(self, name: str, role: str, games: Iterable[str] = ()) -> str:
-        """Register a device of ``role`` (limited to ``games`` when given); returns its token,
-        shown once: only its hash is kept."""
+    def add_device(self, name: str, role: str, games: Iterable[str] = (), cameras: Iterable[str] = ()) -> str:
+        """Register a device of ``role`` (limited to ``games`` when given; a node, to its ``cameras``, at least
+        one); returns its token, shown once: only its hash is kept."""
         name = name.strip()
         if not name or len(name) > 64:
             raise AccountError("el dispositivo necesita un nombre de 1 a 64 caracteres")
         if role not in ROLES:
             raise AccountError(f"función de dispositivo desconocida {role!r}: una de {', '.join(ROLES)}")
         limited = " ".join(sorted({g.strip() for g in games if g.strip()})) or None
+        node_cameras = _node_cameras(role, cameras)
         token = secrets.token_urlsafe(32)
         try:
             with self.engine.begin() as connection:
                 connection.execute(insert(devices).values(
                     name=name, token_sha256=_sha256(token), created_at=datetime.now(timezone.utc),
-                    role=role, games=limited))  # fmt: skip
+                    role=role, games=limited, cameras=node_cameras))  # fmt: skip
         except IntegrityError:
             raise AccountError(f"ya existe el dispositivo {name!r}") from None
         return token
@@ -171,7 +179,23 @@ class Accounts:
         if row is None:
             return None
         games = frozenset(row.games.split()) if row.games else None
-        return Device(str(row.name), row.role, games)
+        cameras = frozenset(row.cameras.split()) if row.cameras else None
+        return Device(str(row.name), row.role, games, cameras)
+
+
+def _node_cameras(role: str, cameras: Iterable[str]) -> str | None:
+    """The cameras column: a node's cameras (at least one, each a camera name), nothing for other roles."""
+    names = sorted({c.strip() for c in cameras if c.strip()})
+    if role != "node":
+        if names:
+            raise AccountError("solo un nodo de cámara (--role node) lleva --camera")
+        return None
+    if not names:
+        raise AccountError("un nodo de cámara necesita las cámaras para las que envía: --camera NOMBRE")
+    for camera in names:
+        if not CAMERA_NAME.match(camera):
+            raise AccountError(f"nombre de cámara no válido: {camera!r} (minúsculas sin tilde, cifras, '-' y '_')")
+    return " ".join(names)
 
 
 def _sha256(token: str) -> str:
@@ -179,9 +203,10 @@ def _sha256(token: str) -> str:
 
 
 def _add_missing_columns(engine: Engine) -> None:
-    """A database made before device roles gets the new columns (its old tokens have no role)."""
+    """A database made before device roles (or nodes' cameras) gets the new columns (its old tokens have no
+    role; its old nodes no cameras, refused until registered again)."""
     present = {column["name"] for column in inspect(engine).get_columns("devices")}
     with engine.begin() as connection:
-        for name, kind in (("role", "VARCHAR(16)"), ("games", "TEXT")):
+        for name, kind in (("role", "VARCHAR(16)"), ("games", "TEXT"), ("cameras", "TEXT")):
             if name not in present:
                 connection.execute(text(f"ALTER TABLE devices ADD COLUMN {name} {kind}"))

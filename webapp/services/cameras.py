@@ -23,6 +23,12 @@ frame, a calibration's view) must be a JPEG within ``vision.decoding.CAMERA`` (4
 megapixels), checked from its header before it is kept or decoded; else the message is
 refused with the reason.
 
+A camera node posts only as what its token was registered for (``receive``'s ``node``):
+the cameras named at registration, never a camera of the server itself (local or demo),
+and only while its camera is attached to a game the token may write to; a frame path in
+a report is kept only when it names a frame the server stored (``stored_files``), so a
+report can never point the console or the evidence file at another file.
+
 The worker processes of local cameras are ``camera_workers``' business.
 """
 
@@ -49,7 +55,9 @@ from vision import decoding
 from vision.board.desk import CameraDesk, ReviewItem, ReviewQueue, sync_message
 from vision.board.tracker import Report
 
+from .accounts import Device
 from .live import LiveGames
+from .stored_files import NotStored, StoredFiles
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +91,15 @@ class CameraError(ValueError):
     """A camera message or action that cannot be applied; the message says why (Spanish)."""
 
 
+class CameraRefused(CameraError):
+    """A node posting beyond its token: ``status`` 403 (a camera it was not registered for; for good) or
+    409 (its camera is attached to a game it may not write to: it may retry once the arbiter changes it)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 @dataclass
 class CameraEntry:
     """One camera as the server knows it."""
@@ -108,9 +125,11 @@ class CameraEntry:
 class CameraRegistry:
     """Every camera of the server (see the module docstring)."""
 
-    def __init__(self, games: LiveGames | None = None, data_dir: Path | None = None) -> None:
+    def __init__(self, games: LiveGames | None = None, data_dir: Path | None = None,
+                 files: StoredFiles | None = None) -> None:  # fmt: skip
         self.games = games
         self.data_dir = data_dir
+        self.files = files or StoredFiles(data_dir)
         self.queue = ReviewQueue(None if data_dir is None else data_dir / "camera-doubts.jsonl")
         self._cameras: dict[str, CameraEntry] = {}
         self._desks: dict[str, CameraDesk] = {}
@@ -162,6 +181,11 @@ class CameraRegistry:
         with self._lock:
             return self._entry(name).game_id
 
+    def cameras_of(self, game_id: str) -> set[str]:
+        """The cameras attached to ``game_id`` now."""
+        with self._lock:
+            return {entry.name for entry in self._cameras.values() if entry.game_id == game_id}
+
     def resync(self, name: str) -> None:
         """Send the camera its game's board."""
         with self._lock:
@@ -173,11 +197,13 @@ class CameraRegistry:
 
     # -- messages from the cameras -----------------------------------------------------------
 
-    def receive(self, name: str, message: Message) -> Message:
-        """Apply one message of a camera; the reply (commands for a node, the game's board)."""
+    def receive(self, name: str, message: Message, node: Device | None = None) -> Message:
+        """Apply one message of a camera; the reply (commands for a node, the game's board).
+
+        ``node``: the device posting it (the device API), held to its token (``CameraRefused``)."""
         kind = message.get("type") if isinstance(message, dict) else None
         with self._lock:
-            entry = self._node(name)
+            entry = self._node(name) if node is None else self._node_of(name, node)
             entry.received_at = time.monotonic()
             entry.down_reason = ""
             if kind == "status":
@@ -193,10 +219,10 @@ class CameraRegistry:
                 raise CameraError(f"mensaje de cámara de tipo desconocido: {kind!r}")
             return self._reply(entry)
 
-    def poll(self, name: str) -> Message:
+    def poll(self, name: str, node: Device | None = None) -> Message:
         """The reply to a node that has nothing to send."""
         with self._lock:
-            return self._reply(self._node(name))
+            return self._reply(self._node(name) if node is None else self._node_of(name, node))
 
     def heard_at(self, name: str) -> float | None:
         """Monotonic time of the camera's last message (None: never)."""
@@ -224,8 +250,8 @@ class CameraRegistry:
         if frame:
             path = self._store_frame(entry.name, ident or f"{time.time():.3f}", _image(frame, "frame_jpeg"))
             report = _with_frame(report, str(path))
-        elif report.frame_path and entry.kind == "node":
-            report = _with_frame(report, None)  # a path on the node's disk means nothing here
+        elif report.frame_path:
+            report = _with_frame(report, self._stored_frame(entry, report.frame_path))
         if ident:
             entry.seen.append(ident)
             entry.last_report = ident
@@ -341,6 +367,34 @@ class CameraRegistry:
                 raise CameraError(f"demasiadas cámaras: la cámara {name!r} no está en la sede")
             entry = self.add(name, kind="node")
         return entry
+
+    def _node_of(self, name: str, node: Device) -> CameraEntry:
+        """The camera ``name`` for the node ``node``: one it was registered for, a node camera, attached to no
+        game or to one the node may write to; else CameraRefused (the refusal also shown on the console)."""
+        if node.cameras is None:
+            raise CameraRefused(f"el nodo {node.name} no tiene cámaras: regístrelo de nuevo con --camera", 403)
+        if name not in node.cameras:
+            raise CameraRefused(f"el nodo {node.name} no está registrado para la cámara {name}", 403)
+        known = self._cameras.get(name)
+        if known is not None and known.kind != "node":
+            raise CameraRefused(f"la cámara {name} es del propio servidor, no de un nodo", 403)
+        entry = self._node(name)
+        if entry.game_id and not node.may_write(entry.game_id):
+            entry.down_reason = f"el nodo {node.name} no puede escribir en la partida a la que está asignada la cámara"
+            raise CameraRefused(f"la cámara {name} está asignada a una partida en la que el nodo {node.name} "
+                                "no puede escribir", 409)  # fmt: skip
+        return entry
+
+    def _stored_frame(self, entry: CameraEntry, path: str) -> str | None:
+        """A report's frame path, kept only when it names a frame the server stored for this camera (a local
+        worker's); a node's path is on the node's disk and means nothing here."""
+        if entry.kind == "node":
+            return None
+        try:
+            return str(self.files.frame(path, (entry.name,)))
+        except NotStored as error:
+            log.warning("camera %s: report frame dropped: %s", entry.name, error)
+            return None
 
     def _entry(self, name: str) -> CameraEntry:
         entry = self._cameras.get(name)

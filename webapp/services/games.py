@@ -4,22 +4,37 @@
 it with GameError and nothing is written), stores it with the new snapshot in one
 transaction, and only then keeps the new state. After a crash or a restart,
 ``open`` rebuilds each game from its stored events: nothing acknowledged is lost.
+
+``enter_slip`` is the one way a duplicate slip is stored or replaced, whoever sends it
+(the console, the scanned-slips panel, the command line): replacing a stored slip needs
+the arbiter's reason (``rules_core.slip_entry``).
+
+A game is created recording the service's lexicon as its word list (a copy of the list
+kept first, ``lexicons``) and is always replayed with its own list (``replay``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
 from typing import Any, Protocol
 
 from rules_core.duplicate import DuplicateGame, DuplicateSettings
 from rules_core.events import Event, GameError
 from rules_core.lexicon import Lexicon
+from rules_core.slip_entry import StoredSlip, slip_event, stored_slip
+from rules_core.slips import Slip
+from rules_core.lexicon import FindLexicon, Lexicon
 
+from .lexicons import LexiconShelf, lexicon_folders, with_word_list
 from .store import EventStore
 
 
 class Game(Protocol):
     """What every game mode offers the service."""
+
+    lexicon: Lexicon  # the lexicon in force
 
     @property
     def events(self) -> list[Event]: ...
@@ -29,27 +44,39 @@ class Game(Protocol):
     def summary(self) -> dict[str, Any]: ...
 
 
-def _replay(mode: str, events: Iterable[Event], lexicon: Lexicon) -> Game:
+def _replay(mode: str, events: Iterable[Event], lexicon: Lexicon, find: FindLexicon | None = None) -> Game:
     if mode == "duplicate":
-        return DuplicateGame.replay(events, lexicon)
+        return DuplicateGame.replay(events, lexicon, find)
     if mode == "classic":
         from rules_core.classic import ClassicGame
 
-        return ClassicGame.replay(events, lexicon)
+        return ClassicGame.replay(events, lexicon, find)
     raise GameError(f"modalidad de partida desconocida: {mode!r}")
 
 
 class GameService:
-    """The games of one database, rebuilt from their events on first use."""
+    """The games of one database, rebuilt from their events on first use.
 
-    def __init__(self, store: EventStore, lexicon: Lexicon) -> None:
+    ``lexicon`` is the server's own list: new games record it, older games without a
+    recorded list are replayed with it; ``shelf`` finds the other lists (default: none).
+    """
+
+    def __init__(self, store: EventStore, lexicon: Lexicon, shelf: LexiconShelf | None = None) -> None:
         self.store = store
         self.lexicon = lexicon
+        self.shelf = shelf or LexiconShelf(lexicon)
         self._live: dict[str, Game] = {}
+        self.lock: AbstractContextManager[Any] = nullcontext()  # held while a game is read or changed
+
+    def replay(self, mode: str, events: Iterable[Event]) -> Game:
+        """A game rebuilt from ``events`` with its own word list; MissingLexicon when it is nowhere."""
+        return _replay(mode, events, self.lexicon, self.shelf.find)
 
     def create(self, mode: str, name: str, first: Event) -> str:
         """Start a game whose first event is ``first`` (``game_created``); returns its id."""
-        game = _replay(mode, [first], self.lexicon)
+        first = with_word_list(first, self.lexicon)
+        game = self.replay(mode, [first])
+        self.shelf.keep(game.lexicon)
         game_id = self.store.create_game(mode, name, first, game.summary())
         self._live[game_id] = game
         return game_id
@@ -63,7 +90,8 @@ class GameService:
         game = self._live.get(game_id)
         if game is None:
             record = self.store.game(game_id)
-            game = _replay(record.mode, self.store.events(game_id), self.lexicon)
+            game = self.replay(record.mode, self.store.events(game_id))
+            self.shelf.keep_quietly(game.lexicon)
             self._live[game_id] = game
         return game
 
@@ -89,7 +117,28 @@ class GameService:
             self._live.pop(game_id, None)
             raise
         try:
+            if event.kind == "lexicon_changed":
+                self.shelf.keep(game.lexicon)
             self.store.append(game_id, event, game.summary(), len(game.events))
         except BaseException:
             self._live.pop(game_id, None)
             raise
+
+    def enter_slip(self, game_id: str, number: int, player: str, slip: Slip, actor: str, reason: str | None = None,
+                   **data: Any) -> StoredSlip:  # fmt: skip
+        """Store ``slip`` for ``player`` in round ``number``, or replace the one stored with ``reason``
+        (``ReplacementNeedsReason``, carrying what is stored, without it; GameError when the rules refuse).
+        Returns what is stored afterwards."""
+        with self.lock:
+            game = self.duplicate(game_id)
+            self.append(game_id, slip_event(game, number, player, slip, actor, reason, **data))
+            stored = stored_slip(game, number, player)
+        assert stored is not None
+        return stored
+
+
+def open_games(database_url: str, lexicon: Lexicon, data: str | Path | None = None) -> GameService:
+    """The games of a database for a command: ``lexicon`` the command's list, the other lists
+    from ``<data>/lexicons`` and beside a SQLite database file (``lexicons.lexicon_folders``)."""
+    folders = lexicon_folders(database_url, Path(data).resolve() if data else None)
+    return GameService(EventStore(database_url), lexicon, LexiconShelf(lexicon, folders))

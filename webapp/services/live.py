@@ -23,7 +23,8 @@ from typing import Any, TypeVar
 from rules_core.events import Event
 from rules_core.lexicon import Lexicon
 
-from .games import Game, GameService, _replay
+from .games import Game, GameService
+from .lexicons import LexiconShelf
 from .store import EventStore
 
 T = TypeVar("T")
@@ -33,8 +34,8 @@ Listener = Callable[[str, Event], None]
 class LiveGames(GameService):
     """A ``GameService`` whose changes are serialised and announced to waiting streams."""
 
-    def __init__(self, store: EventStore, lexicon: Lexicon) -> None:
-        super().__init__(store, lexicon)
+    def __init__(self, store: EventStore, lexicon: Lexicon, shelf: LexiconShelf | None = None) -> None:
+        super().__init__(store, lexicon, shelf)
         self.lock = threading.RLock()  # held while a game is read or changed
         self._changed = threading.Condition(threading.Lock())
         self._versions: dict[str, int] = {}
@@ -46,10 +47,9 @@ class LiveGames(GameService):
 
     def create(self, mode: str, name: str, first: Event) -> str:
         with self.lock:
-            game = _replay(mode, [first], self.lexicon)
-            game_id = self.store.create_game(mode, name, first, game.summary())
-            self._live[game_id] = game
-        self._announce(game_id, first)
+            game_id = super().create(mode, name, first)
+            stored = self._live[game_id].events[0]  # ``first`` with its word list
+        self._announce(game_id, stored)
         return game_id
 
     def open(self, game_id: str) -> Game:

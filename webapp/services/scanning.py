@@ -11,8 +11,11 @@ under ``SCANS_PATH`` (default ``<DATA_DIR, else the instance folder>/papeletas``
 * ``partida.json``: the game the arbiter chose for plain slips (``choose``).
 
 Each file is stored before it is read (``Ingestor``, within ``vision.decoding.SCANS``:
-sizes from the headers, 60 pages, PDFs rendered at 200 dpi or less); a refused file is
-kept with its reason and listed (``refused``, rebuilt from the archives at start). Every
+sizes from the headers, 60 pages, PDFs rendered at 200 dpi or less, decoded in a worker
+process within ``vision.isolation.Budget``); a refused file (over a limit, damaged, too
+slow to decode) is kept with its reason and listed (``refused``, rebuilt from the archives
+at start), and the files after it are read. A page whose reading raises is the scanner's
+alert and is read again later; the pages after it are read. Every
 slip on a page goes to the game of its QR code (game, table, player) when that duplicate
 game is running; a printed slip with nothing written on it (one of a pad no one used) is no
 slip, and goes to no game (``unused`` in the journal); a slip without a readable QR code, or
@@ -29,7 +32,8 @@ request and read by the uploads' own thread (``upload``, ``outcome``), so a larg
 holds a request. A restart replays the journals and the queue and reads what was left.
 
 Configuration: ``SCANS_PATH`` (the folder above), ``SCAN_POLL_SECONDS`` (default 1),
-``SCAN_UPLOAD_BYTES`` (largest upload from the console, ``slip_review``).
+``SCAN_UPLOAD_BYTES`` (largest upload from the console, ``slip_review``), ``SCAN_DECODE_SECONDS``
+(time to open a file and give its first page, default 20; ``vision.isolation.Budget``).
 """
 
 from __future__ import annotations
@@ -41,15 +45,17 @@ import re
 import shutil
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import IO, Any, Final, Protocol
 
 import numpy as np
 
 from rules_core.duplicate import DuplicateGame
-from rules_core.events import Event, GameError
+from rules_core.events import GameError
+from vision import decoding, isolation
 from vision.slips.feed import GameFeed, round_status, short_game
 from vision.slips.ingest import Ingestor, Page, StorageError, clean_name, stored_refusals, unique_name
 from vision.slips.reader import LocatedSlip, SlipReader, locate_slips
@@ -161,6 +167,7 @@ class ScanService:
         self._uploads_lock = threading.Lock()
         self._uploads_wake = threading.Event()
         self._uploads_thread: threading.Thread | None = None
+        self.budget = isolation.DEFAULT  # what decoding one scanned file may take
 
     # -- set-up ----------------------------------------------------------------------
 
@@ -213,7 +220,7 @@ class ScanService:
         with self._setup:
             if name not in self.ingestors:
                 self.ingestors[name] = Ingestor(inbox, self.root / "escaneres" / name, self._read_page, settle,
-                                                ready=self._ready)  # fmt: skip
+                                                ready=self._ready, decode=self._decode)  # fmt: skip
             return self.ingestors[name]
 
     def uploads(self) -> Ingestor:
@@ -284,15 +291,16 @@ class ScanService:
         reader, queue = self.reader, self.queue
         with self._feeds_lock:
             if game_id not in self._feeds:
-
-                def append(event: Event) -> None:
-                    games.append(game_id, event)
-
-                self._feeds[game_id] = GameFeed(game_id, lambda: games.duplicate(game_id), append, reader, queue,
+                self._feeds[game_id] = GameFeed(game_id, lambda: games.duplicate(game_id),
+                                                partial(games.enter_slip, game_id), reader, queue,
                                                 lock=games.lock, describe=self.describe)  # fmt: skip
             return self._feeds[game_id]
 
     # -- reading a page ------------------------------------------------------------------
+
+    def _decode(self, data: bytes, limits: decoding.Limits) -> Iterator[np.ndarray]:
+        """A file's pages, decoded in a worker process within ``budget``."""
+        return isolation.pages(data, limits, self.budget)
 
     def _ready(self, page: Page) -> bool:
         """Whether to offer ``page`` to the reader now: not while stopping, nor while it waits for a choice."""
@@ -357,7 +365,8 @@ class ScanService:
         ingestor = self.ingestors.get(name)
         if ingestor is None:
             return True
-        return name not in self._busy and not ingestor.waiting() and not ingestor.pending()
+        left = [page for page in ingestor.pending() if page.sha not in ingestor.failures]
+        return name not in self._busy and not ingestor.waiting() and not left
 
     # -- uploads --------------------------------------------------------------------------
 
@@ -458,14 +467,16 @@ class ScanService:
             return self.queue.items.get(item_id)
 
     def resolve(self, game_id: str, item_id: str, action: str, actor: str, notation: str | None = None,
-                reason: str | None = None, player: str | None = None,
-                round_number: int | None = None) -> ReviewItem:  # fmt: skip
-        """The arbiter's accept / correct / void (ValueError or GameError when it cannot be done)."""
+                reason: str | None = None, player: str | None = None, round_number: int | None = None,
+                replacing: str | None = None) -> ReviewItem:  # fmt: skip
+        """The arbiter's accept / correct / void (``GameFeed.resolve``: ValueError or GameError when it cannot
+        be done, ``ReplacementNeedsReason`` when it would replace a stored slip without ``replacing``)."""
         with self.live().lock:
             item = self.queue.items.get(item_id)
             if item is None or item.game != game_id:
                 raise ScanError(f"no hay papeleta en revisión con id {item_id!r} en esta partida")
-            return self.feed(game_id).resolve(item_id, action, actor, notation, reason, player, round_number)
+            return self.feed(game_id).resolve(item_id, action, actor, notation, reason, player, round_number,
+                                              replacing)  # fmt: skip
 
     def round_status(self, game_id: str, game: DuplicateGame, number: int) -> dict[str, str]:
         """Per player id of ``game`` (held under the games' lock): read, flagged or missing."""
@@ -522,8 +533,12 @@ class ScanService:
         """One poll of a scanner's archive from its thread: a failure becomes the scanner's alert, never an end."""
         try:
             self.poll(name)
-            with self._alerts_lock:
-                self.alerts.pop(name, None)
+            failures = list(self.ingestors[name].failures.values())
+            if failures:  # a page whose reading raised: the others were read, this one is tried again later
+                self._alert(name, failures[0].reason)
+            else:
+                with self._alerts_lock:
+                    self.alerts.pop(name, None)
         except StorageError as error:  # a full disk: the scan stays in the inbox until there is room
             log.error("escáner %s: %s", name, error)
             self._alert(name, error.strerror or str(error))

@@ -9,13 +9,14 @@ beside the requests: the slip scanners' threads and the local cameras' processes
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
 from flask import Flask, current_app
 
 from hardware.camera_worker import WorkerConfig
+from vision.isolation import DEFAULT as DECODE_BUDGET
 
 from .accounts import Accounts
 from .camera_workers import CameraWorkers
@@ -23,13 +24,15 @@ from .cameras import CameraConfigLike, CameraRegistry
 from .live import LiveGames, StreamSlots
 from .login_throttle import LoginThrottle
 from .scanning import POLL_SECONDS, ScannerSpec, ScanService
+from .stored_files import StoredFiles
 
 EXTENSION = "veedor"  # the key of ``Services`` in ``app.extensions``
 
 
 @dataclass
 class Services:
-    """What the views share: the live games, the accounts, the stream cap, the slip scanners, the cameras."""
+    """What the views share: the live games, the accounts, the stream cap, the slip scanners, the cameras,
+    and the rule of which files the server may name and hand out (``stored_files``)."""
 
     games: LiveGames
     accounts: Accounts
@@ -38,6 +41,7 @@ class Services:
     scans: ScanService = field(default_factory=ScanService)  # attached on first use (``scan_service``)
     cameras: CameraRegistry = field(default_factory=CameraRegistry)
     camera_workers: CameraWorkers | None = None  # the local cameras' processes, once started
+    files: StoredFiles = field(default_factory=StoredFiles)  # none until ``create_app`` names the data folder
 
 
 def services(app: Flask | None = None) -> Services:
@@ -51,6 +55,8 @@ def scan_service(app: Flask | None = None) -> ScanService:
     found = services(app)
     if found.scans.games is None:
         root = app.config.get("SCANS_PATH") or Path(app.config.get("DATA_DIR") or app.instance_path) / "papeletas"
+        seconds = float(app.config.get("SCAN_DECODE_SECONDS", DECODE_BUDGET.seconds))
+        found.scans.budget = replace(DECODE_BUDGET, seconds=seconds)
         found.scans.attach(found.games, Path(root))
     return found.scans
 

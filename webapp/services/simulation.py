@@ -116,7 +116,7 @@ def simulate_duplicate(
             append(Event("game_ended", {"reason": "no hay ninguna jugada posible (D.III.22)"}))
             break
         r = game.round(number)
-        plays = generate_plays(r.board, r.rack, game.lexicon)
+        plays = generate_plays(r.board, r.rack, r.lexicon)
         for player in players:
             slip = write_slip(pick_play(player.strength, plays, top[0], rng), player, rng)
             append(Event("slip", {"round": number, "player": player.id, "slip": slip.to_json()}, "teclado"))

@@ -9,6 +9,17 @@ SQLite by default (``sqlite:///veedor.db``); any SQLAlchemy URL works, PostgreSQ
 
 ``append`` writes the event and the new snapshot in one transaction: either both
 are stored or neither.
+
+Durability: ``append`` returns once the transaction is committed, and only then does a
+caller answer 201 or "guardada". SQLite runs in WAL mode with ``synchronous=FULL`` (the
+WAL is synced at every commit: a commit survives ``kill -9`` and a power cut); PostgreSQL
+commits durably by default. SQLite's WAL is safe only while every process that has the
+database open holds its POSIX locks: Linux drops all of a process's locks on a file when
+it closes *any* descriptor of that file, so the server must never open ``veedor.db``, its
+``-wal`` or ``-shm`` as plain files. Doing so (the evidence zip copying a "frame" that
+named the database) let another process delete the WAL under the server, and later
+acknowledged writes were lost at the next ``kill -9`` (issue 67; ``stored_files`` keeps
+every file the server reads back to the ones it stored itself).
 """
 
 from __future__ import annotations
@@ -80,6 +91,7 @@ class GameRecord:
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    """Every connection: WAL, synced at each commit (see the module docstring), foreign keys on."""
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=FULL")

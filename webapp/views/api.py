@@ -14,8 +14,9 @@ the role may send (``DEVICE_KINDS``: a scanner's slips, a camera's classic turns
 ``POST /api/games/<id>/slips`` a scanner's slip by table number, and
 ``POST /api/games/<id>/clock`` a press of a classic table's clock (role ``clock``). A device's
 slip is marked as scanned whatever it says, and only for a round still in play (a
-slip for a published round or an ended game is the arbiter's, with a reason). Both
-answer 201 with the game's new version (and the slip's score); the rules' refusals
+slip for a published round or an ended game is the arbiter's, with a reason). A file
+an event names (``frame``, ``scan``) must be one the server stored for that game
+(``services.stored_files``), else 400 naming the field. Both answer 201 with the game's new version (and the slip's score); the rules' refusals
 are 409 with the reason. Every error is JSON; a body is checked at the boundary
 (``inputs``) before anything reads it.
 """
@@ -37,7 +38,8 @@ from rules_core.slips import Slip
 
 from ..services.accounts import Device
 from ..services.live import LiveGames
-from ..services.shared import services
+from ..services.shared import scan_service, services
+from ..services.stored_files import NotStored, scan_pages
 from .auth import device_required
 from .display import DEVICE_CLOCK_ACTIONS, CameraNote, clock_action, game_record, screen_message
 from .inputs import json_object, positive_int
@@ -139,6 +141,7 @@ def post_event(game_id: str) -> tuple[Response, int]:
     if kind not in allowed or not isinstance(data, dict):
         abort(400, description=_("un dispositivo de función %(r)s envía eventos de tipo %(kinds)s con 'data'",
                                  r=device.role, kinds=", ".join(sorted(allowed))))  # fmt: skip
+    _check_files(game_id, data)
     if kind == "slip":
         data = _device_slip(game_id, data)
     version = _store(game_id, Event(str(kind), data, f"dispositivo:{device.name}"))
@@ -182,6 +185,19 @@ def _device_for(game_id: str) -> Device:
     if not device.may_write(game_id):
         abort(403, description=_("el dispositivo %(d)s no puede escribir en esta partida", d=device.name))
     return device
+
+
+def _check_files(game_id: str, data: dict[str, Any]) -> None:
+    """A file the event names must be one the server stored for this game: a frame of a camera attached to
+    it, a page scanned and read into it (``stored_files``, issue 67); else 400 naming the field."""
+    found = services()
+    try:
+        if "frame" in data:
+            found.files.frame(data["frame"], found.cameras.cameras_of(game_id))
+        if "scan" in data:
+            found.files.page(data["scan"], scan_pages(scan_service().root, game_id))
+    except NotStored as error:
+        abort(400, description=str(error))
 
 
 def _device_slip(game_id: str, data: dict[str, Any]) -> dict[str, Any]:

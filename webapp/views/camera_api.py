@@ -9,26 +9,31 @@ answer is 200 ``{"ok": true, "applied": n, "commands": [...], "sync": {...}}``: 
 commands waiting for the camera and the board of its game, which the node's
 tracker takes. A message that cannot be applied is 400 with the reason and the
 number applied before it (the node drops it and sends the rest again).
+
+A node posts only for the cameras its token was registered for (``veedor device add
+NAME --role node --camera CAM``), never for a camera of the server itself, and only
+while its camera is attached to a game the token may write to (``--game``): else 403
+(for good) or 409 (until the arbiter attaches the camera to one of its games; the node
+keeps its reports meanwhile), with the reason (``CameraRegistry.receive``'s ``node``).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any, Final
 
-from flask import Blueprint, abort, jsonify
+from flask import Blueprint, abort, g, jsonify
 from werkzeug.wrappers import Response
 
 from rules_core.events import GameError
 
-from ..services.cameras import CameraError
+from ..services.accounts import CAMERA_NAME, Device
+from ..services.cameras import CameraError, CameraRefused
 from ..services.shared import services
 from .auth import device_required
 from .inputs import json_object
 
 bp = Blueprint("camera_api", __name__, url_prefix="/api/cameras")
 
-CAMERA_NAME: Final = re.compile(r"^[a-z0-9_-]{1,40}$")
 MAX_MESSAGES: Final = 50
 
 
@@ -43,18 +48,25 @@ def messages() -> tuple[Response, int]:
     if not isinstance(items, list) or len(items) > MAX_MESSAGES:
         abort(400, description=f"se esperaba {{'messages': [...]}} con como mucho {MAX_MESSAGES} mensajes")
     registry = services().cameras
+    node: Device = g.device
     reply: dict[str, Any] = {"ok": True, "commands": [], "sync": None}
     commands: list[Any] = []
     for applied, message in enumerate(items):
         try:
-            reply = registry.receive(name, message)
+            reply = registry.receive(name, message, node)
         except (CameraError, GameError) as error:
-            return jsonify({"error": str(error), "status": 400, "applied": applied, "commands": commands}), 400
+            return _refused(error, applied, commands)
         commands += reply.get("commands", [])
     if not items:
         try:
-            reply = registry.poll(name)
+            reply = registry.poll(name, node)
         except CameraError as error:
-            return jsonify({"error": str(error), "status": 400, "applied": 0, "commands": []}), 400
+            return _refused(error, 0, [])
         commands += reply.get("commands", [])
     return jsonify({**reply, "applied": len(items), "commands": commands}), 200
+
+
+def _refused(error: Exception, applied: int, commands: list[Any]) -> tuple[Response, int]:
+    """A message not applied: 400 (the message), or the node's scope (``CameraRefused``: 403 or 409)."""
+    status = error.status if isinstance(error, CameraRefused) else 400
+    return jsonify({"error": str(error), "status": status, "applied": applied, "commands": commands}), status

@@ -13,7 +13,6 @@ token; ``/arbiter/cameras/state`` gives the same as JSON for the page's refresh.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from flask import Blueprint, abort, flash, g, jsonify, redirect, render_template, request, send_file, url_for
 from werkzeug.wrappers import Response
@@ -23,6 +22,7 @@ from rules_core.notation import NotationError
 
 from ..services.cameras import CameraError
 from ..services.shared import services
+from ..services.stored_files import NotStored
 from .auth import login_required, wants_json
 
 bp = Blueprint("cameras", __name__, url_prefix="/arbiter/cameras")
@@ -90,20 +90,11 @@ def doubt_frame(name: str, item_id: int) -> Response:
         item = registry.doubt(_known(name), item_id)
     except KeyError:
         abort(404)
-    path = Path(item.report.frame_path or "")
-    if not item.report.frame_path or not path.is_file() or not _inside(path, registry.data_dir):
+    try:
+        path = registry.files.frame(item.report.frame_path, (name,))  # only a frame the server stored
+    except NotStored:
         abort(404, description="no se guardó la imagen de esta duda")
     return send_file(path, mimetype="image/jpeg", max_age=3600)
-
-
-def _inside(path: Path, folder: Path | None) -> bool:
-    if folder is None:
-        return False
-    try:
-        path.resolve().relative_to((folder / "camera-frames").resolve())
-    except ValueError:
-        return False
-    return True
 
 
 def _form_camera() -> str:

@@ -233,7 +233,8 @@ FEW_FINDERS = 3  # up to this many players who found the master are named
 
 def round_summary(game: DuplicateGame, r: Round | None) -> dict[str, Any] | None:
     """The last published round told to the room: the master, who found it, the bonus,
-    the room's best play when it was not the master."""
+    the room's best play when it was not the master; an annulled master (D.III.29) with how
+    many played it (they score 0: they found nothing), all of it from the scores as they stand."""
     if r is None or r.master is None:
         return None
     names = {p.id: p.name for p in game.players.values()}
@@ -248,7 +249,7 @@ def round_summary(game: DuplicateGame, r: Round | None) -> dict[str, Any] | None
     bonus = [{"name": names[p], "points": points} for p, points in game.bonuses(r).items()]
     return {
         "round": r.number, "play": r.master.notation, "score": r.master_score,
-        "annulled": r.annulled is not None, "found": len(found),
+        "annulled": r.annulled is not None, "annulled_players": len(r.annulled_players()), "found": len(found),
         "finders": found if len(found) <= FEW_FINDERS else [],
         "bonus": bonus, "best": best,
     }  # fmt: skip

@@ -14,15 +14,15 @@ from werkzeug.wrappers import Response
 
 from rules_core.elodi import Change, Rating
 
-from ..records.elodi import PREVIOUS_FILE, RatingInputError, history_jsonl, ratings, read_ratings
+from ..records.elodi import history_jsonl, ratings
+from ..records.elodi_list import MAX_LIST_BYTES, RatingListError, save_previous
 from ..records.exports import CSV_TYPE, XLSX_TYPE, attachment, to_csv, to_xlsx
 from ..records.timezone import local_now
 from ..records.tournaments import person
 from ..services.shared import services
 from .auth import login_required
 
-bp = Blueprint("elodi", __name__)
-MAX_IMPORT = 512 * 1024  # bytes of an earlier list: thousands of players
+bp = Blueprint("elodi", __name__)  # the import's request limits: ``inputs.FORM_LIMITS``
 
 
 def _data_dir() -> Path:
@@ -73,25 +73,20 @@ def history_file() -> Response:
 
 @bp.route("/arbiter/elodi", methods=["GET", "POST"])
 @login_required
-def import_previous() -> str | Response:
-    """The earlier ratings (CSV ``player,rating,volatility,games``), checked before they are kept."""
+def import_previous() -> str | Response | tuple[str, int]:
+    """The earlier ratings (CSV ``player,rating,volatility,games``), checked whole before they are kept
+    (``records.elodi_list``): a list with problems is shown them all, line by line, and nothing of it is kept."""
+    max_kb = MAX_LIST_BYTES // 1024
     if request.method == "GET":
-        return render_template("arbiter/elodi.html", max_kb=MAX_IMPORT // 1024)
+        return render_template("arbiter/elodi.html", max_kb=max_kb, problems=[])
     upload = request.files.get("file")
-    data = upload.read(MAX_IMPORT + 1) if upload else b""
-    if not data or len(data) > MAX_IMPORT:
-        flash(_("Elija un archivo CSV de como mucho %(n)s KB.", n=MAX_IMPORT // 1024), "error")
+    data = upload.read(MAX_LIST_BYTES + 1) if upload else b""
+    if not data or len(data) > MAX_LIST_BYTES:
+        flash(_("Elija un archivo CSV de como mucho %(n)s KB.", n=max_kb), "error")
         return redirect(url_for("elodi.import_previous"))
-    target = _data_dir() / PREVIOUS_FILE
-    trial = target.with_suffix(".nueva")
-    trial.parent.mkdir(parents=True, exist_ok=True)
-    trial.write_bytes(data)
     try:
-        count = len(read_ratings(trial))
-    except (RatingInputError, UnicodeDecodeError) as error:
-        trial.unlink()
-        flash(_("La lista no se ha guardado: %(e)s", e=str(error).replace(str(trial), (upload.filename if upload else "") or "")), "error")
-        return redirect(url_for("elodi.import_previous"))
-    trial.replace(target)
+        count = save_previous(_data_dir(), data)
+    except RatingListError as error:
+        return render_template("arbiter/elodi.html", max_kb=max_kb, problems=error.listed()), 400
     flash(_("Lista anterior guardada: %(n)s jugadores.", n=count), "ok")
     return redirect(url_for("elodi.index"))

@@ -171,22 +171,13 @@ def _state_at(game_id: str, mode: str, events: list[Event]) -> tuple[dict[str, A
         if key in _cache:
             _cache.move_to_end(key)
             return _cache[key]
-    game = _replay(mode, events)
+    game = services().games.replay(mode, events)
     value = (screen_state(game), game, analysis(mode, events, game))
     with _cache_lock:
         _cache[key] = value
         while len(_cache) > CACHE_SIZE:
             _cache.popitem(last=False)
     return value
-
-
-def _replay(mode: str, events: list[Event]) -> Game:
-    lexicon = services().games.lexicon
-    if mode == "duplicate":
-        return DuplicateGame.replay(events, lexicon)
-    if mode == "classic":
-        return ClassicGame.replay(events, lexicon)
-    raise GameError(f"modalidad de partida desconocida: {mode!r}")
 
 
 def _ranked(plays: list[ScoredPlay], played: str, score: int) -> dict[str, Any]:
@@ -205,29 +196,30 @@ def _ranked(plays: list[ScoredPlay], played: str, score: int) -> dict[str, Any]:
 
 def analysis(mode: str, events: list[Event], game: Game) -> dict[str, Any] | None:
     """The last play of the delayed game against every play of its position: the best ones
-    and its rank (by score: 1 is the top score; ``count`` distinct scores)."""
-    lexicon = services().games.lexicon
+    and its rank (by score: 1 is the top score; ``count`` distinct scores), with the game's own lexicon. ``title``
+    says it in words; ``player`` (a classic game's) and ``play`` are its parts, for the page to mark blanks."""
     if isinstance(game, DuplicateGame):
         announced = [r for r in game.rounds if r.master is not None]
         if not announced:
             return None
         r = announced[-1]
         assert r.master is not None
-        found = _ranked(generate_plays(r.board, r.rack, lexicon), r.master.notation, r.master.score)
-        return {"round": r.number, "title": r.master.notation, **found}
+        found = _ranked(generate_plays(r.board, r.rack, r.lexicon), r.master.notation, r.master.score)
+        return {"round": r.number, "title": r.master.notation, "player": None, "play": r.master.notation, **found}
     assert isinstance(game, ClassicGame)
     turns = [t for t in game.turns if t.action == "play"]
     if not turns:
         return None
     turn = turns[-1]
-    title = f"{game.players[turn.player]} · {turn.notation}"
+    name = game.players[turn.player]
+    head = {"title": f"{name} · {turn.notation}", "player": name, "play": turn.notation}
     if not turn.rack:
-        return {"title": title, "plays": None}
+        return {**head, "plays": None}
     plays_at = [i for i, e in enumerate(events) if e.kind == "play"]
-    before = _replay(mode, events[: plays_at[-1]])
+    before = services().games.replay(mode, events[: plays_at[-1]])
     assert isinstance(before, ClassicGame)
     try:
         rack = parse_rack(turn.rack)
     except GameError:
-        return {"title": title, "plays": None}
-    return {"title": title, **_ranked(generate_plays(before.board, rack, lexicon), turn.notation, turn.points)}
+        return {**head, "plays": None}
+    return {**head, **_ranked(generate_plays(before.board, rack, before.lexicon), turn.notation, turn.points)}

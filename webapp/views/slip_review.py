@@ -4,10 +4,12 @@ Per round of a duplicate game: which players' slips are read (in the game),
 flagged (waiting here) or missing. Each flagged slip shows the crop of its play
 field and the whole slip (from the archive), what was read, the flags in Spanish,
 the likeliest plays with their scores, and one-key *accept* (the proposal the
-reader made), *correct* (a typed notation) or *void* with a reason (D.III.20.4,
-D.III.25.c); keys A, C, V (J/K move); D discards a page that is no slip, once
-confirmed (nothing entered, the scan kept). Decisions go through ``ScanService.resolve``
-into the game as ``slip`` (or ``slip_corrected``) events. Scans may also be
+reader made; a play struck out or scrawled over is proposed void, D.III.20.4),
+*correct* (a typed notation) or *void* with a reason (D.III.20.4, D.III.25.c); keys
+A, C, V (J/K move); D discards a page that is no slip, once confirmed (nothing
+entered, the scan kept). Decisions go through ``ScanService.resolve`` into the game by
+``GameService.enter_slip``, as the console's slips do: one that would replace a slip
+the player already has shows that slip (play, score, who, when) and needs a reason. Scans may also be
 uploaded here: each file is stored at once and read by the scanning service's
 thread (``/escaneos/subidas/<name>`` says what became of it). The panel also chooses
 the game plain slips (without a readable QR code) go to; while pages of them wait for
@@ -39,17 +41,20 @@ from werkzeug.wrappers import Response
 
 from rules_core.duplicate import NO_SLIP, DuplicateGame
 from rules_core.events import GameError
+from rules_core.slip_entry import ReplacementNeedsReason, stored_slip
 from vision.slips.ingest import MAX_PAGES
-from vision.slips.review import VOID_REASONS, ReviewItem
+from vision.slips.review import VOID_REASONS, ReviewItem, void_reason
 
 from ..services.scanning import PlainGame, ScanError, ScanService
 from ..services.shared import scan_service
+from .arbiter.slips import replacement_message, stored_json
 from .auth import current_arbiter, login_required, wants_json
 from .display import game_record
 
 bp = Blueprint("slip_review", __name__, url_prefix="/arbiter")
 
 FLAG_TEXT: Final = {  # the reader's flags as the arbiter reads them
+    "spoilt": "jugada tachada o emborronada (D.III.20.4): se propone anularla",
     "illegible": "caligrafía ilegible (D.III.20.4)",
     "position_unknown": "ronda o posición no identificable",
     "player_unknown": "jugador no identificable",
@@ -118,13 +123,19 @@ def _panel_url(game_id: str, number: int | None) -> str:
 @login_required
 def panel(game_id: str) -> str:
     _duplicate(game_id)
+    return _panel_page(game_id, request.args.get("ronda"))
+
+
+def _panel_page(game_id: str, wanted: str | None, asked: dict[str, Any] | None = None) -> str:
+    """The panel of round ``wanted``; ``asked``: a decision refused for want of a reason to replace a
+    stored slip, shown again on its item with what the arbiter chose and the stored slip."""
     scans = _service()
     record = game_record(game_id)
     with scans.live().reading(game_id) as game:
         assert isinstance(game, DuplicateGame)
-        context = panel_context(scans, game_id, game, request.args.get("ronda"))
+        context = panel_context(scans, game_id, game, wanted)
     return render_template("arbiter/slips.html", game=record, void_reasons=list(dict.fromkeys(VOID_REASONS.values())),
-                           **context)  # fmt: skip
+                           asked=asked, **context)  # fmt: skip
 
 
 def panel_context(scans: ScanService, game_id: str, game: DuplicateGame, wanted: str | None) -> dict[str, Any]:
@@ -190,7 +201,6 @@ def item_view(game_id: str, item: ReviewItem, game: DuplicateGame) -> dict[str, 
     """One flagged slip as the panel shows it."""
     player = game.players.get(item.player) if item.player else None
     proposal = item.proposal or {}
-    void_reason = next((VOID_REASONS[f] for f in item.flags if f in VOID_REASONS), VOID_REASONS["illegible"])
     who = f"{player.table} · {player.name}" if player else None
     return {
         "name": _item_name(item, who),
@@ -207,7 +217,8 @@ def item_view(game_id: str, item: ReviewItem, game: DuplicateGame) -> dict[str, 
                         "percent": round(100 * float(c.get("probability") or 0))}
                        for c in item.candidates[:CANDIDATES_SHOWN]],  # fmt: skip
         "proposal": _proposal_text(proposal) if item.proposal else None,
-        "void_reason": void_reason,
+        "void_reason": void_reason(item.flags) if item.flags else VOID_REASONS["illegible"],
+        "stored": _stored_for(item, game),  # replacing it needs a reason
         "note": item.note,
         "crop": url_for("slip_review.image", game_id=game_id, item_id=item.id, kind="recorte") if item.crop else None,
         "slip": url_for("slip_review.image", game_id=game_id, item_id=item.id, kind="papeleta")
@@ -227,6 +238,14 @@ def _item_name(item: ReviewItem, who: str | None) -> str:
     if item.reading:
         parts.append(_("leído «%(text)s»", text=item.reading))
     return ", ".join(str(part) for part in parts)
+
+
+def _stored_for(item: ReviewItem, game: DuplicateGame) -> dict[str, Any] | None:
+    """The slip a pending item's player already has of its round, as the panel shows it, or None."""
+    if item.status != "pending" or item.player not in game.players or not item.round or item.round > len(game.rounds):
+        return None
+    stored = stored_slip(game, item.round, item.player)
+    return stored_json(stored) if stored else None
 
 
 def _proposal_text(proposal: dict[str, Any]) -> str:
@@ -260,7 +279,9 @@ def status(game_id: str) -> Response:
 @bp.post("/g/<game_id>/papeletas/decidir")
 @login_required
 def resolve(game_id: str) -> Response | tuple[Response, int]:
-    """Accept, correct, void or dismiss a flagged slip (form: item, action, play, reason, player, round)."""
+    """Accept, correct, void or dismiss a flagged slip (form: item, action, play, reason, player, round;
+    ``replacing``: why it replaces the slip the player already has). Without that reason the panel is
+    shown again (409) with the stored slip and the arbiter's choices kept."""
     _duplicate(game_id)
     form = request.form
     item_id = form.get("item", "").strip()[:100]
@@ -273,7 +294,10 @@ def resolve(game_id: str) -> Response | tuple[Response, int]:
             reason=None if action == "dismiss" else form.get("reason", "").strip()[:200] or None,
             player=form.get("player", "").strip()[:64] or None,
             round_number=int(round_text) if round_text.isdigit() else None,
+            replacing=form.get("replacing", "").strip()[:300] or None,
         )  # fmt: skip
+    except ReplacementNeedsReason as refused:
+        return _ask_reason(game_id, refused, action)
     except (ScanError, GameError, ValueError) as error:
         if wants_json():
             return jsonify({"error": str(error)}), 409
@@ -288,6 +312,18 @@ def resolve(game_id: str) -> Response | tuple[Response, int]:
 
 
 _ACTION_TEXT: Final = {"accepted": "aceptada", "corrected": "corregida", "voided": "anulada", "dismissed": "descartada"}
+
+
+def _ask_reason(game_id: str, refused: ReplacementNeedsReason, action: str) -> Response | tuple[Response, int]:
+    """A decision that would replace a stored slip without a reason: 409 with the stored slip (JSON), or the
+    panel again with it on the item, the arbiter's choices kept and the reason asked."""
+    stored, message = stored_json(refused.stored), replacement_message(refused.stored)
+    if wants_json():
+        return jsonify({"error": message, "stored": stored}), 409
+    form = request.form
+    asked = {"item": form.get("item", ""), "action": action, "stored": stored, "message": message,
+             **{k: form.get(k, "") for k in ("play", "reason", "player", "round")}}
+    return Response(_panel_page(game_id, form.get("shown"), asked), 409)
 
 
 def _int(text: str | None) -> int | None:

@@ -1,4 +1,7 @@
-/* The 15x15 board and tiles, drawn from labels ('' empty, lowercase a blank). */
+/* The 15x15 board and tiles, drawn from labels ('' empty, lowercase a blank), and plays
+   written as text: a blank's letter (lowercase in the notation, D.III.20.1) is shown as a
+   capital in a circle, as on the slips, never as a lowercase letter ("DOlIESEN" would read
+   DOIIESEN). The text itself keeps the notation, so it copies as written. */
 (function () {
   "use strict";
   var ROWS = "ABCDEFGHIJKLMNO";
@@ -19,6 +22,52 @@
     if (!blank && label !== "?" && values[upper] !== undefined) {
       node.appendChild(el("span", "value", String(values[upper])));
     }
+    return node;
+  }
+
+  var DIGRAPHS = ["ch", "ll", "rr"];
+
+  /* ``text`` (a play in canonical notation, or a sentence holding one) as nodes: each blank
+     (a lowercase letter, or a lowercase CH, LL or RR: one tile) in a span.blank-letter. */
+  function play(text) {
+    var out = document.createDocumentFragment();
+    var plain = "";
+    var i = 0;
+    while (i < text.length) {
+      var ch = text[i];
+      if (ch === ch.toUpperCase()) { plain += ch; i += 1; continue; }
+      var size = DIGRAPHS.indexOf(text.substr(i, 2)) >= 0 ? 2 : 1;
+      if (plain) { out.appendChild(document.createTextNode(plain)); plain = ""; }
+      out.appendChild(el("span", "blank-letter", text.substr(i, size)));
+      i += size;
+    }
+    if (plain) { out.appendChild(document.createTextNode(plain)); }
+    return out;
+  }
+
+  /* ``node`` shows the play ``text`` (see ``play``); nothing is redrawn when it is the same. */
+  function setPlay(node, text) {
+    if (node.dataset.play === text) { return; }
+    node.dataset.play = text;
+    node.textContent = "";
+    node.appendChild(play(text));
+  }
+
+  /* ``template`` ("... {play} ...") filled with ``values`` into ``node``: the values named in
+     ``plays`` as plays (``play``), the others as plain text. */
+  function fill(node, template, values, plays) {
+    template.split(/(\{\w+\})/).forEach(function (piece) {
+      var key = /^\{(\w+)\}$/.test(piece) ? piece.slice(1, -1) : null;
+      if (key === null) { if (piece) { node.appendChild(document.createTextNode(piece)); } return; }
+      var value = values[key] === undefined ? "" : String(values[key]);
+      if ((plays || []).indexOf(key) >= 0) {
+        var span = el("span", "play");
+        span.appendChild(play(value));
+        node.appendChild(span);
+      } else {
+        node.appendChild(document.createTextNode(value));
+      }
+    });
     return node;
   }
 
@@ -67,5 +116,5 @@
     }
   }
 
-  window.VeedorBoard = { build: build, render: render, tile: tile, el: el };
+  window.VeedorBoard = { build: build, render: render, tile: tile, el: el, play: play, setPlay: setPlay, fill: fill };
 })();

@@ -14,6 +14,7 @@
   var B = window.VeedorBoard;
   var F = window.VeedorFit;
   var R = window.VeedorRoom;
+  var C = window.VeedorClock;
   var root = $("screen");
   var view = root.dataset.view || "room";
   var part = root.dataset.part || "";
@@ -27,6 +28,7 @@
   var pageCount = 1;
   var summaryKey = "";
   var table = null;
+  var withSummary = true;  // the round's summary above the standings' first page
 
   B.build($("board"), boardData.premiums, boardData.marks);
 
@@ -39,50 +41,30 @@
 
   function setText(id, text) { var n = $(id); if (n.textContent !== text) { n.textContent = text; } }
 
-  function remaining() {
-    if (clock.state !== "running") { return clock.remaining; }
-    return Math.max(0, clock.remaining - (performance.now() - clockAt) / 1000);
-  }
-
-  function mmss(seconds) {
-    var s = Math.ceil(seconds);
-    var m = Math.floor(s / 60);
-    s = s % 60;
-    return m + ":" + (s < 10 ? "0" : "") + s;
-  }
-
+  /* The clock and its calls (D.III.13, ``VeedorClock``); ALCEN and the closing TIEMPO grow
+     into a banner in the clock's own place, so that the side is fitted again around it and
+     the banner covers nothing. */
   function tick() {
     if (state && state.mode === "classic") {  // both players' clocks (VeedorClocks)
       window.VeedorClocks.renderPanel($("clocks"), clock, state.players.map(function (p) { return p.name; }),
         clockWords, (performance.now() - clockAt) / 1000);
     }
     var node = $("clock");
-    var alert = $("alert");
-    var cls = "clock part" + (node.classList.contains("shown") ? " shown" : "");
-    var note = "";
-    var big = "";
     if (!state || state.mode !== "duplicate" || clock.state === "none") {
       node.hidden = true;
-      alert.hidden = true;
       return;
     }
     node.hidden = false;
-    var left = remaining();
-    setText("clock-time", mmss(left));
-    if (clock.state === "idle") { cls += " idle"; note = T.ready; }
-    else if (clock.state === "paused") { cls += " paused"; note = T.paused; }
-    else if (clock.state === "closed" || left <= 0) { cls += " over"; note = T.tiempo; big = T.tiempo; }
-    else if (left <= 5) { cls += " alcen"; note = T.alcen; big = T.alcen; }
-    else if (left <= 30) { cls += " warn2"; note = T.thirty; }
-    else if (left <= 60) { cls += " warn1"; note = T.one_minute; }
-    if (node.className !== cls) { node.className = cls; }
-    setText("clock-note", note);
-    if (big && view !== "overlay") {
-      setText("alert", big);
-      alert.className = "alert " + (big === T.alcen ? "alcen" : "tiempo");
-      alert.hidden = false;
-    } else {
-      alert.hidden = true;
+    var left = C.remaining(clock, clockAt, performance.now());
+    setText("clock-time", C.mmss(left));
+    var shown = C.call(clock, left);
+    var cls = "clock part" + (node.classList.contains("shown") ? " shown" : "") + (shown.cls ? " " + shown.cls : "") +
+      (shown.banner && view !== "overlay" ? " banner" : "");
+    var note = shown.call ? T[shown.call] : "";
+    if (node.className !== cls || $("clock-note").textContent !== note) {
+      node.className = cls;
+      setText("clock-note", note);
+      fitSide();
     }
   }
 
@@ -110,7 +92,7 @@
       master.classList.toggle("fresh", current);
       master.classList.toggle("previous", !current);
       setText("master-label", current ? T.master : fmt(T.master_of, { n: s.master.round }));
-      setText("master-play", s.master.play);
+      B.setPlay($("master-play"), s.master.play);
       setText("master-score", fmt(T.points, { n: s.master.score }));
       setText("master-total", fmt(T.total, { n: s.master_total }));
       $("master-annulled").hidden = !s.master.annulled;
@@ -144,16 +126,21 @@
       row.appendChild(B.el("span", "score", String(p.score)));
       players.appendChild(row);
     });
-    var spread = s.players[0].score - s.players[1].score;
-    setText("spread", fmt(T.spread, { n: (spread > 0 ? "+" : "") + spread }));
+    var short = shortNames(s.players.map(function (p) { return p.name; }));
+    var ahead = s.players[0].score === s.players[1].score ? null : (s.players[0].score > s.players[1].score ? 0 : 1);
+    var margin = Math.abs(s.players[0].score - s.players[1].score);  // the leader's margin, never negative
+    setText("spread", ahead === null ? fmt(T.level, { n: s.players[0].score }) : fmt(T.ahead, { name: short[s.players[ahead].name], n: margin }));
+    $("spread").hidden = s.ended;  // the end says it in its first line: "Gana Bruno por 29"
     var list = $("last-plays");
     list.textContent = "";
-    var short = shortNames(s.players.map(function (p) { return p.name; }));
     s.last_plays.forEach(function (t) {
       var item = B.el("li", t.withdrawn ? "withdrawn" : "");
       item.appendChild(B.el("span", "who", short[t.player] || t.player));
-      var what = t.kind === "pass" ? T.pass : (t.kind === "exchange" ? T.exchange + " " + t.count : t.text);
-      item.appendChild(B.el("span", "what", what));
+      var what = B.el("span", "what");
+      if (t.kind === "pass") { what.textContent = T.pass; }
+      else if (t.kind === "exchange") { what.textContent = T.exchange + " " + t.count; }
+      else { what.classList.add("play"); what.appendChild(B.play(t.text)); }
+      item.appendChild(what);
       item.appendChild(B.el("span", "pts", t.points === null ? "" : String(t.points)));
       list.appendChild(item);
     });
@@ -177,17 +164,28 @@
     return s && s.mode === "duplicate" && (s.phase === "maestra" || s.phase === "fin") && s.standings.length > 0;
   }
 
+  /* The summary view laid out for the page shown. Its texts shrink until every page of the
+     standings holds whole rows (the cut, F.pages, is made with every row measured and is the
+     same whatever page is shown); the round's summary stands above the first page only. */
   function layoutSummary() {
     var box = $("summary-view");
     if (box.hidden || !table) { return; }
-    var pages = [];
-    if ($("standings").hidden) { F.shrink(box); setText("page-note", ""); return; }
+    var summary = $("round-summary");
+    var standings = $("standings");
+    $("page-note").hidden = standings.hidden;
+    if (standings.hidden) { summary.hidden = !withSummary; pageCount = 1; F.shrink(box); return; }
+    var cut = null;
     F.shrink(box, function () {
-      pages = F.pages($("standings"), table.head, table.rows);
-      pageCount = pages.length;
-      F.show(table.rows, pages[page % pageCount] || []);
+      summary.hidden = !withSummary;
+      var more = withSummary ? summary.getBoundingClientRect().height + parseFloat(getComputedStyle(box).rowGap || "0") : 0;
+      cut = F.pages(standings, table.head, table.rows, more);
+      return cut.ok;
     });
-    setText("page-note", pageCount > 1 ? fmt(T.page, { n: page % pageCount + 1, total: pageCount }) : "");
+    pageCount = cut.pages.length;
+    var index = page % pageCount;
+    summary.hidden = !withSummary || index > 0;
+    F.show(table.rows, cut.pages[index]);
+    setText("page-note", pageCount > 1 ? fmt(T.page, { n: index + 1, total: pageCount }) : "");
   }
 
   function renderStage() {
@@ -197,11 +195,12 @@
     var wantSummary = summary && (showing === "summary" || overlayPart);
     $("summary-view").hidden = !wantSummary;
     $("board-wrap").hidden = wantSummary && view !== "overlay";
+    document.body.classList.toggle("summary-shown", wantSummary && view !== "overlay");  // the whole screen
     if (!wantSummary) { return; }
     var final = s.phase === "fin";
     var title = fmt(T.summary_of, { n: s.summary ? s.summary.round : s.round });
     setText("summary-title", final ? T.final_standings : (view === "overlay" && part === "standings" ? T.standings : title));
-    $("round-summary").hidden = final || (view === "overlay" && part !== "summary");
+    withSummary = !final && !(view === "overlay" && part !== "summary");
     $("standings").hidden = view === "overlay" && part !== "standings";
     R.renderSummary($("round-summary"), T, s);
     table = R.renderStandings($("standings"), T, s, final);
@@ -218,7 +217,7 @@
     fitSide();
   }
 
-  function fitSide() { F.shrink($("side")); }
+  function fitSide() { F.shrink($("side"), function () { F.fitWidth($("master-play")); }); }
 
   function apply(message) {
     var before = state;

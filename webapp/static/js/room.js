@@ -5,29 +5,33 @@
   var B = window.VeedorBoard;
   var fmt = window.VeedorLive.format;
 
+  /* The summary's lines: [class, template, values]; ``{play}`` is a play (its blanks marked). */
   function summaryLines(T, s) {
     var lines = [];
     var m = s.summary;
     if (!m) { return lines; }
-    lines.push(["big", m.play + " · " + fmt(T.points, { n: m.score })]);
-    if (m.annulled) { lines.push(["annulled-note", T.annulled]); }
-    if (m.found === 0) { lines.push(["", T.found_none]); }
-    else if (m.finders.length === 1 && m.found === 1) { lines.push(["", fmt(T.found_one, { names: m.finders[0] })]); }
-    else if (m.finders.length) { lines.push(["", fmt(T.found_few, { n: m.found, names: m.finders.join(", ") })]); }
-    else { lines.push(["", fmt(T.found_many, { n: m.found })]); }
-    m.bonus.forEach(function (b) { lines.push(["", fmt(T.bonus, { name: b.name, n: b.points })]); });
-    if (m.best) {
-      lines.push(["", m.best.names.length === m.best.count
-        ? fmt(T.best, { play: m.best.play, n: m.best.score, names: m.best.names.join(", ") })
-        : fmt(T.best_many, { play: m.best.play, n: m.best.score, count: m.best.count })]);
+    lines.push(["big", "{play} · " + T.points, { play: m.play, n: m.score }]);
+    if (m.annulled) {
+      lines.push(["annulled-note", T.annulled, {}]);
+      if (m.annulled_players) { lines.push(["", m.annulled_players === 1 ? T.annulled_one : T.annulled_many, { n: m.annulled_players }]); }
     }
-    lines.push(["", fmt(T.total, { n: s.master_total })]);
+    if (m.found === 0) { lines.push(["", T.found_none, {}]); }
+    else if (m.finders.length === 1 && m.found === 1) { lines.push(["", T.found_one, { names: m.finders[0] }]); }
+    else if (m.finders.length) { lines.push(["", T.found_few, { n: m.found, names: m.finders.join(", ") }]); }
+    else { lines.push(["", T.found_many, { n: m.found }]); }
+    m.bonus.forEach(function (b) { lines.push(["", T.bonus, { name: b.name, n: b.points }]); });
+    if (m.best) {
+      lines.push(m.best.names.length === m.best.count
+        ? ["", T.best, { play: m.best.play, n: m.best.score, names: m.best.names.join(", ") }]
+        : ["", T.best_many, { play: m.best.play, n: m.best.score, count: m.best.count }]);
+    }
+    lines.push(["", T.total, { n: s.master_total }]);
     return lines;
   }
 
   function renderSummary(node, T, s) {
     node.textContent = "";
-    summaryLines(T, s).forEach(function (line) { node.appendChild(B.el("p", line[0], line[1])); });
+    summaryLines(T, s).forEach(function (line) { node.appendChild(B.fill(B.el("p", line[0]), line[1], line[2], ["play"])); });
   }
 
   /* The standings table; returns its body rows (the pages are made by VeedorFit). */
@@ -68,7 +72,8 @@
   function classicEnding(T, s) {
     var lines = [];
     var names = s.players.map(function (p) { return p.name; });
-    lines.push(["winner-line", s.winner === null ? T.tie : fmt(T.winner_is, { name: names[s.winner] })]);
+    var margin = Math.abs(s.players[0].score - s.players[1].score);
+    lines.push(["winner-line", s.winner === null ? T.tie : fmt(T.winner_is, { name: names[s.winner], n: margin })]);
     lines.push(["", fmt(T.final_score, { a: names[0], x: s.players[0].score, b: names[1], y: s.players[1].score })]);
     var out = s.adjustments.filter(function (a) { return a.kind === "rack" && a.points > 0; })[0];
     if (s.ending && T["ending_" + s.ending]) {
@@ -97,12 +102,14 @@
     node.textContent = "";
     node.hidden = !a;
     if (!a) { return; }
-    var title = (a.round ? fmt(T.round, { n: a.round }) + " · " : "") + a.title;
-    node.appendChild(B.el("h3", "", T.analysis + " · " + title));
+    var title = T.analysis + " · " + (a.round ? fmt(T.round, { n: a.round }) + " · " : "") + (a.player ? a.player + " · " : "");
+    var head = B.el("h3", "", title);
+    head.appendChild(B.el("span", "play")).appendChild(B.play(a.play));
+    node.appendChild(head);
     if (!a.plays) { node.appendChild(B.el("p", "", T.analysis_unknown)); return; }
     var list = B.el("ol", "");
     a.plays.forEach(function (p) {
-      list.appendChild(B.el("li", p.played ? "played" : "", p.play + " · " + fmt(T.points, { n: p.score })));
+      list.appendChild(B.fill(B.el("li", p.played ? "played" : ""), "{play} · " + T.points, { play: p.play, n: p.score }, ["play"]));
     });
     node.appendChild(list);
     if (a.rank) { node.appendChild(B.el("p", "", fmt(T.analysis_rank, { n: a.rank, total: a.count }))); }

@@ -1,5 +1,6 @@
 /* The slips panel: keys A (accept), C (correct), V (void), D (discard a page that is no slip, once confirmed),
-   J/K (next/previous); reload on news. */
+   J/K (next/previous); reload on news. A decision that would replace a stored slip takes the reason typed in its
+   item first. */
 (function () {
   "use strict";
   var panel = document.getElementById("slip-panel");
@@ -49,6 +50,12 @@
       if (event.key === "Enter" && event.target.classList.contains("act-play")) {
         event.preventDefault();
         event.target.form.querySelector(".act-correct").click();
+      }
+      /* The reason to replace a stored slip: Enter sends the decision asked for, else leaves the field for A, C, V. */
+      if (event.key === "Enter" && event.target.classList.contains("act-replacing") &&
+          !event.target.form.querySelector(".act-replace")) {
+        event.preventDefault();
+        event.target.blur();
       }
       return;
     }

@@ -6,7 +6,7 @@ table and player), handwritten by one of the installed fonts, scanned at a
 random rotation (``SlipPainter``) into a folder that ``hardware.scanner.FolderReplay``
 replays into the watched inbox; ``Ingestor`` + ``GameFeed`` read them into the game
 and queue the doubtful ones, exactly as in a real round. The web demo
-(``demo_server``) writes its scans with ``write_scan`` into the folder the
+(``server``) writes its scans with ``write_scan`` into the folder the
 server's ``ScanService`` watches.
 """
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import random
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -35,10 +36,9 @@ from vision.slips.ingest import Ingestor
 from vision.slips.reader import SlipReader
 from vision.slips.review import ReviewQueue
 
-from .games import GameService
-from .scanning import FolderScanner, ScanService
-from .simulation import make_players, pick_play, write_slip
-from .store import EventStore
+from ..games import open_games
+from ..scanning import FolderScanner, ScanService
+from ..simulation import make_players, pick_play, write_slip
 
 
 def slip_fields(slip: Slip, round_number: int, table: int, rng: np.random.Generator) -> dict[str, str] | None:
@@ -93,7 +93,7 @@ def run_scanned_game(player_count: int, rounds: int, seed: int, state: Path, db:
                      out: TextIO) -> str:  # fmt: skip
     """Play ``rounds`` rounds with scanned slips; returns the game id. Pages, journal and queue under ``state``."""
 
-    service = GameService(EventStore(db), load_lexicon(lexicon_path))
+    service = open_games(db, load_lexicon(lexicon_path))
     game_id = service.create_duplicate(f"Papeletas escaneadas {seed}", DuplicateSettings(rounds=rounds, seed=seed))
     game = service.duplicate(game_id)
 
@@ -104,7 +104,8 @@ def run_scanned_game(player_count: int, rounds: int, seed: int, state: Path, db:
     for p in players:
         append(Event("player_added", {"player": p.id, "name": p.name, "table": p.table}))
     queue = ReviewQueue(state / "lector")
-    feed = GameFeed(game_id, lambda: service.duplicate(game_id), append, SlipReader(service.lexicon), queue)
+    feed = GameFeed(game_id, lambda: service.duplicate(game_id), partial(service.enter_slip, game_id),
+                    SlipReader(game.lexicon), queue)  # fmt: skip
     ingestor = Ingestor(state / "bandeja", state / "lector", feed.read_page)
     rng, nrng = random.Random(seed), np.random.default_rng(seed)
     painter = SlipPainter(game_id, "Demo", nrng)

@@ -8,7 +8,7 @@ clock closes, the rules' master is published once the scans are read, and the ne
 round starts; a new game follows the end. A classic table
 replays a game generated at start (greedy players on a seeded bag), one turn every
 few seconds. A second classic table is fed by rendered camera video through the
-real board pipeline (``table_demo``). All go through ``LiveGames.append``
+real board pipeline (``table``). All go through ``LiveGames.append``
 like any arbiter or device, so the
 screens, the console and the results show them live; an arbiter may step in (pause
 the clock, enter or correct slips) and the driver carries on from the state it finds.
@@ -43,15 +43,15 @@ from rules_core.racks import draw_rack
 from rules_core.scoring import RACK_SIZE
 from rules_core.slips import Slip
 
-from .cameras import CameraRegistry
-from .live import LiveGames
-from .shared import scan_service, services, start_scanners
-from .simulation import SimulatedPlayer, make_players, pick_play, write_slip
-from .slip_demo import DemoSlips
-from .store import EventStore, StoreError
-from .store import events as event_rows
-from .store import games as game_rows
-from .table_demo import DEMO_CAMERA, create_demo_game, run_demo_table
+from ..cameras import CameraRegistry
+from ..live import LiveGames
+from ..shared import scan_service, services, start_scanners
+from ..simulation import SimulatedPlayer, make_players, pick_play, write_slip
+from .slips import DemoSlips
+from ..store import EventStore, StoreError
+from ..store import events as event_rows
+from ..store import games as game_rows
+from .table import DEMO_CAMERA, create_demo_game, run_demo_table
 
 log = logging.getLogger(__name__)
 
