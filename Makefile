@@ -43,6 +43,7 @@ bench: $(INSTALLED) bench-packages
 	$(PYTHON) tests/benchmarks/bench_durability.py
 	$(PYTHON) tests/benchmarks/bench_summary.py
 	$(PYTHON) tests/benchmarks/bench_clock.py
+	$(PYTHON) tests/benchmarks/bench_consoles.py
 	$(PYTHON) tests/benchmarks/bench_exports.py
 	$(PYTHON) tests/benchmarks/bench_board.py
 	@# RapidOCR, only to compare with: --no-deps keeps its GUI OpenCV out of the venv

@@ -6,7 +6,10 @@ of a round is a ``slip`` event; any other replaces what is stored (a correction,
 void, a scanned slip read for a player who already has one) and is a
 ``slip_corrected`` event that needs the arbiter's reason. Without the reason,
 ``ReplacementNeedsReason`` carries what is stored (``StoredSlip``: the play, its
-score, who entered it and when) for the arbiter to see before deciding.
+score, who entered it and when) for the arbiter to see before deciding. A decision
+names the stored slip it replaces (``replaces``: its time of entry), so that a slip
+stored meanwhile by another console or the scanner is never replaced unseen
+(``StoredSlipChanged``, carrying the new one).
 """
 
 from __future__ import annotations
@@ -50,6 +53,10 @@ class ReplacementNeedsReason(GameError):
         self.stored = stored
 
 
+class StoredSlipChanged(ReplacementNeedsReason):
+    """The arbiter decided to replace a stored slip, and another has been stored since; ``stored`` is it."""
+
+
 def stored_slip(game: DuplicateGame, number: int, player: str) -> StoredSlip | None:
     """What ``player`` has stored for round ``number`` of ``game``, or None (no slip yet)."""
     r = game.round(number)
@@ -64,17 +71,21 @@ def stored_slip(game: DuplicateGame, number: int, player: str) -> StoredSlip | N
 
 
 def slip_event(game: DuplicateGame, number: int, player: str, slip: Slip, actor: str, reason: str | None = None,
-               **data: Any) -> Event:  # fmt: skip
+               replaces: datetime | None = None, **data: Any) -> Event:  # fmt: skip
     """The event that stores ``slip`` for ``player`` in round ``number``: ``slip`` when none is stored,
-    ``slip_corrected`` with ``reason`` when one is (ReplacementNeedsReason without it). ``data`` goes into
-    the event as it is (``scan``: the page's address; ``review``: the panel's decision). The rules check
-    the rest when the event is applied (a new slip for a closed round needs a reason too)."""
+    ``slip_corrected`` with ``reason`` when one is (ReplacementNeedsReason without it). ``replaces``, when
+    given, is the time of entry of the stored slip the arbiter decided to replace: another stored since
+    raises StoredSlipChanged. ``data`` goes into the event as it is (``scan``: the page's address;
+    ``review``: the panel's decision). The rules check the rest when the event is applied (a new slip
+    for a closed round needs a reason too)."""
     if player not in game.players:
         raise GameError(f"jugador desconocido: {player!r}")
     stored = stored_slip(game, number, player)
     reason = (reason or "").strip()
     if stored is not None and not reason:
         raise ReplacementNeedsReason(stored)
+    if stored is not None and replaces is not None and stored.at != replaces:
+        raise StoredSlipChanged(stored)
     payload: dict[str, Any] = {"round": number, "player": player, "slip": slip.to_json(), **data}
     if reason:
         payload["reason"] = reason

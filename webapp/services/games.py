@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from contextlib import AbstractContextManager, nullcontext
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -28,7 +29,9 @@ from rules_core.slips import Slip
 from rules_core.lexicon import FindLexicon, Lexicon
 
 from .lexicons import LexiconShelf, lexicon_folders, with_word_list
-from .store import EventStore
+from .store import EventStore, StoreError
+
+STORE_ATTEMPTS = 3  # tries of a slip's write when another writer got there first
 
 
 class Game(Protocol):
@@ -125,16 +128,30 @@ class GameService:
             raise
 
     def enter_slip(self, game_id: str, number: int, player: str, slip: Slip, actor: str, reason: str | None = None,
-                   **data: Any) -> StoredSlip:  # fmt: skip
+                   replaces: datetime | None = None, **data: Any) -> StoredSlip:  # fmt: skip
         """Store ``slip`` for ``player`` in round ``number``, or replace the one stored with ``reason``
-        (``ReplacementNeedsReason``, carrying what is stored, without it; GameError when the rules refuse).
-        Returns what is stored afterwards."""
-        with self.lock:
-            game = self.duplicate(game_id)
-            self.append(game_id, slip_event(game, number, player, slip, actor, reason, **data))
-            stored = stored_slip(game, number, player)
-        assert stored is not None
-        return stored
+        (``ReplacementNeedsReason``, carrying what is stored, without it; ``StoredSlipChanged`` when
+        ``replaces`` names another than the one stored; GameError when the rules refuse).
+        Returns what is stored afterwards.
+
+        When another writer (another process on the database) stored an event first, the store refuses
+        the write (StoreError); the game is then read again from the store and the slip judged again
+        against it, up to ``STORE_ATTEMPTS`` times: a slip stored meanwhile for the same player is shown
+        (ReplacementNeedsReason), never replaced unseen nor stored twice."""
+        for attempt in range(1, STORE_ATTEMPTS + 1):
+            with self.lock:
+                game = self.duplicate(game_id)
+                event = slip_event(game, number, player, slip, actor, reason, replaces, **data)
+                try:
+                    self.append(game_id, event)  # a StoreError drops the live game: read again next time
+                except StoreError:
+                    if attempt == STORE_ATTEMPTS:
+                        raise
+                    continue
+                stored = stored_slip(game, number, player)
+            assert stored is not None
+            return stored
+        raise AssertionError("unreachable")
 
 
 def open_games(database_url: str, lexicon: Lexicon, data: str | Path | None = None) -> GameService:

@@ -78,19 +78,23 @@ def shown_round(game: DuplicateGame, wanted: str | None) -> Round | None:
 
 
 def console_state(game: DuplicateGame, number: int | None) -> dict[str, Any]:
-    """The console's live part for round ``number``: slips, missing tables, clock."""
+    """The console's live part for round ``number``: slips (with who entered each and when: ``at``, as
+    ``slips.stored_json`` gives it, tells a console the slips it stored itself), missing tables, clock."""
     r = game.round(number) if number else None
     tables = {p.id: p for p in game.players.values()}
     slips: list[dict[str, Any]] = []
     if r is not None:
+        entries = Counter(e.data.get("player") for e in r.history)
+        last = {e.data.get("player"): e for e in r.history}  # who entered each stored slip, when
         for player_id, slip in r.slips.items():
             player = tables[player_id]
             result = r.results.get(player_id, NO_SLIP)
-            corrected = sum(1 for e in r.history if e.data.get("player") == player_id) > 1
+            entered = last[player_id]
             slips.append({"table": player.table, "name": player.name, "written": slip.notation or "",
                           "play": result.play or "", "score": result.score, "reason": result.reason,
-                          "source": slip.source, "corrected": corrected, "late": slip.late,
-                          "blank": slip.blank_not_circled, "void": slip.void or ""})  # fmt: skip
+                          "source": slip.source, "corrected": entries[player_id] > 1, "late": slip.late,
+                          "blank": slip.blank_not_circled, "void": slip.void or "",
+                          "by": entered.actor, "at": entered.at.isoformat()})  # fmt: skip
         slips.sort(key=lambda s: s["table"])
     missing = sorted(p.table for p in game.players.values() if r is not None and p.id not in r.slips)
     current = game.current

@@ -8,10 +8,18 @@ reading exists (``rules_core.notation.typed_notation``), a play with its coordin
 wrong order as void (D.III.20.4, judged as the scanner judges it: ``rules_core.slips``).
 A notation that cannot be read, one all in lowercase (every letter a blank) or one with
 its coordinate in the wrong order is stored only when sent again with ``confirm``.
+
+Several consoles may enter the slips of one round at once: the game's lock lets one slip
+in at a time, so the same table sent by two consoles is stored once. The other is
+answered with what is stored and what it typed (``stored``, ``typed``) for its arbiter
+to decide, or as a repetition when it typed the same slip. A replacement names the
+stored slip it was decided on (``replaces``: its time of entry, ``stored_json``'s ``at``):
+one stored meanwhile is shown again, never replaced unseen.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from flask import flash, jsonify, request
@@ -21,7 +29,7 @@ from werkzeug.wrappers import Response
 from rules_core.duplicate import DuplicateGame, Round
 from rules_core.events import GameError
 from rules_core.notation import typed_notation
-from rules_core.slip_entry import ReplacementNeedsReason, StoredSlip, stored_slip
+from rules_core.slip_entry import ReplacementNeedsReason, StoredSlip, StoredSlipChanged, stored_slip
 from rules_core.slips import Slip, SlipScore, meant_play, score_slip
 
 from ...records.timezone import local
@@ -68,6 +76,7 @@ def stored_json(stored: StoredSlip) -> dict[str, Any]:
     return {"round": stored.round, "table": stored.table, "name": stored.name,
             "play": stored.play or stored.slip.notation or str(_("sin jugada")), "score": stored.score,
             "reason": stored.reason, "by": stored.actor, "when": local(stored.at).strftime("%H:%M:%S"),
+            "at": stored.at.isoformat(),
             "source": str(_("escaneada") if stored.slip.source == "escáner" else _("tecleada"))}  # fmt: skip
 
 
@@ -78,6 +87,27 @@ def replacement_message(stored: StoredSlip) -> str:
                  "%(source)s por %(by)s a las %(when)s. Sustituirla necesita un motivo.", t=shown["table"],
                  name=shown["name"], n=shown["round"], play=shown["play"], score=shown["score"],
                  source=shown["source"], by=shown["by"], when=shown["when"]))  # fmt: skip
+
+
+def changed_message(stored: StoredSlip) -> str:
+    """Why a decided replacement is not stored: another slip was stored meanwhile, shown, to decide again."""
+    shown = stored_json(stored)
+    return str(_("La papeleta de la mesa %(t)s (%(name)s) ha cambiado mientras usted decidía: ahora %(play)s, "
+                 "%(score)s puntos, %(source)s por %(by)s a las %(when)s. Decida de nuevo.", t=shown["table"],
+                 name=shown["name"], play=shown["play"], score=shown["score"], source=shown["source"],
+                 by=shown["by"], when=shown["when"]))  # fmt: skip
+
+
+def _replaced_time(values: Any) -> datetime | None:
+    """The time of entry of the stored slip a replacement was decided on (``replaces``), or None."""
+    text = str(values.get("replaces", "")).strip()
+    if not text:
+        return None
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        message = _("no se sabe qué papeleta sustituir: «%(v)s» no es una hora de entrada", v=text[:40])
+        raise GameError(message) from None
 
 
 @bp.get("/g/<game_id>/check")
@@ -118,30 +148,43 @@ def enter_slip(game_id: str) -> Response | tuple[Response, int]:
     with services().games.reading(game_id):
         try:
             r, player_id = _slip_target(game, values)
+            replaces = _replaced_time(values)
         except (GameError, ValueError) as error:
             return _slip_reply(game_id, None, str(error))
         stored = stored_slip(game, r.number, player_id)
         if stored is not None and stored.slip == slip:
             return _slip_reply(game_id, _stored_reply(game, stored, repeated=True), None)
-        warning = _doubtful_notation(game, r, slip, score_slip(r.board, r.rack, r.lexicon, slip))
+        typed = score_slip(r.board, r.rack, r.lexicon, slip)
+        warning = _doubtful_notation(game, r, slip, typed)
     if warning and values.get("confirm") != "1":
         return _slip_reply(game_id, {"confirm": warning}, None)
     try:
         entered = services().games.enter_slip(game_id, r.number, player_id, slip, actor(),
-                                              values.get("reason", "")[:REASON_LENGTH])  # fmt: skip
-    except ReplacementNeedsReason as refused:
-        return _slip_reply(game_id, {"stored": stored_json(refused.stored)}, replacement_message(refused.stored))
+                                              values.get("reason", "")[:REASON_LENGTH], replaces)  # fmt: skip
+    except ReplacementNeedsReason as refused:  # stored meanwhile (another console), or a correction without reason
+        if refused.stored.slip == slip:  # the same slip, typed on two consoles at once: stored once
+            with services().games.reading(game_id):
+                return _slip_reply(game_id, _stored_reply(game, refused.stored, repeated=True), None)
+        message = (changed_message if isinstance(refused, StoredSlipChanged) else replacement_message)(refused.stored)
+        return _slip_reply(game_id, {"stored": stored_json(refused.stored), "typed": _typed_json(slip, typed),
+                                     "changed": isinstance(refused, StoredSlipChanged)}, message)  # fmt: skip
     except GameError as error:
         return _slip_reply(game_id, None, str(error))
     with services().games.reading(game_id):
         return _slip_reply(game_id, _stored_reply(game, entered, repeated=False), None)
 
 
+def _typed_json(slip: Slip, result: SlipScore) -> dict[str, Any]:
+    """What the console sent, beside what is stored, for its arbiter to choose between them."""
+    return {"written": slip.notation or "", "late": slip.late, "blank": slip.blank_not_circled, "void": slip.void or "",
+            **_result_json(result)}  # fmt: skip
+
+
 def _stored_reply(game: DuplicateGame, stored: StoredSlip, *, repeated: bool) -> dict[str, Any]:
     """What the console shows of the slip stored (read under the game's lock)."""
     result = SlipScore(stored.play, stored.score, stored.reason)
     return {"table": stored.table, "name": stored.name, "corrected": stored.corrected and not repeated,
-            "repeated": repeated, "result": _result_json(result),
+            "repeated": repeated, "result": _result_json(result), "entry": stored_json(stored),
             "state": console_state(game, stored.round)}  # fmt: skip
 
 
