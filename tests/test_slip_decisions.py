@@ -105,7 +105,7 @@ def test_an_annulled_master_is_annulled_however_it_was_written(small_lexicon: Le
         board[7, col] = letter
     board[6, 8] = tiles_from_text("O")[0]
     master = Play.from_notation("H5 CASAS")
-    r = Round(2, board, tuple(tiles_from_text("SAEIOUL")))
+    r = Round(2, board, tuple(tiles_from_text("SAEIOUL")), small_lexicon)
     r.master = ScoredPlay("H5 CASAS", 7, master.row, master.col, master.down, bytes(master.word))
     assert _same_placement(r, "9G OS") and _same_placement(r, "H5 CASAS")
     assert not _same_placement(r, "G9 OS") and not _same_placement(r, "not a play")

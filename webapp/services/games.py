@@ -23,7 +23,6 @@ from typing import Any, Protocol
 
 from rules_core.duplicate import DuplicateGame, DuplicateSettings
 from rules_core.events import Event, GameError
-from rules_core.lexicon import Lexicon
 from rules_core.slip_entry import StoredSlip, slip_event, stored_slip
 from rules_core.slips import Slip
 from rules_core.lexicon import FindLexicon, Lexicon
