@@ -9,11 +9,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from rules_core.lexicon import Lexicon
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("VEEDOR_SHARED", REPO.parent / "shared"))
+# Timing is no behaviour: property tests keep their examples and checks, but a busy 2-core machine
+# (training beside the tests) must not fail them for slowness.
+settings.register_profile("veedor", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("veedor")
+
 FILE2017 = SHARED / "lexicon" / "FILE2017.txt"
 GOLDEN = SHARED / "golden" / "positions_dev.jsonl.gz"
 

@@ -49,6 +49,7 @@ from webapp.services.store import EventStore
 REPO = Path(__file__).resolve().parents[1]
 LOGIN, PASSWORD = "arbitro", "clave-de-la-prueba-1"
 TIMEOUT = 20.0  # seconds a client waits for an answer
+LOAD_REACHED = 2  # slips acknowledged before the kill is timed: the load has reached the server
 
 
 @dataclass
@@ -376,9 +377,11 @@ def kill_run(server: Server, lexicon: Lexicon, tokens: list[str], classic: str, 
     """One run on a running ``server``, which is running again (restarted) when it returns."""
     game_id, plays = new_game(server.url, lexicon, players, number)
     load = Load(server, game_id, classic, plays, players, tokens)
+    started = time.monotonic()
     threads = load.start()
-    killed_after = rng.uniform(0.3, seconds)
-    time.sleep(killed_after)
+    _until_acknowledged(load, LOAD_REACHED)  # on a loaded machine the first answers may take seconds
+    time.sleep(rng.uniform(0.0, seconds))
+    killed_after = time.monotonic() - started
     server.kill()
     load.stop.set()
     for thread in threads:
@@ -390,6 +393,13 @@ def kill_run(server: Server, lexicon: Lexicon, tokens: list[str], classic: str, 
     acknowledged = load.acknowledged.tables
     return RunResult(len(acknowledged), sum(stored.values()), sorted(set(acknowledged) - set(stored)),
                      sorted(t for t, n in stored.items() if n > 1), errors_during, errors_after, killed_after)  # fmt: skip
+
+
+def _until_acknowledged(load: Load, count: int, deadline: float = 60.0) -> None:
+    """Wait (at most ``deadline`` seconds) until ``count`` slips were acknowledged: the load reached the server."""
+    end = time.monotonic() + deadline
+    while len(load.acknowledged.tables) < count and time.monotonic() < end:
+        time.sleep(0.02)
 
 
 def kill_runs(url: str, data: Path, lexicon_path: Path, runs: int, seconds: float, players: int, seed: int = 67,

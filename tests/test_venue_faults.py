@@ -217,14 +217,14 @@ def test_the_server_reads_a_scan_being_written_once_when_it_is_whole(tmp_path: P
 
 
 class SmallDisk:
-    """A 1 MB tmpfs (mounted when this runs as root), else a folder whose writes by the
-    ingestor fail with ENOSPC while ``full``: the same error a full disk gives."""
+    """A 16 MB tmpfs (mounted when this runs as root; room for the word list's copy, ``lexicons``), else a
+    folder whose writes by the ingestor fail with ENOSPC while ``full``: the same error a full disk gives."""
 
     def __init__(self, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         self.folder = folder
         folder.mkdir()
         try:
-            command = ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)]
+            command = ["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(folder)]
             self.mounted = subprocess.run(command, capture_output=True).returncode == 0
         except OSError:
             self.mounted = False
