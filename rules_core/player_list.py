@@ -1,9 +1,10 @@
 """A duplicate game's player list as an arbiter pastes it: typed, or copied from a spreadsheet.
 
 One player a line. A line is either cells separated by tabs or semicolons (a
-spreadsheet's copy or a CSV export): table, name, club, federation id, in that order
-unless a header line names them (``mesa``/``table``, ``nombre``/``jugador``/``name``,
-``club``, ``federacion``/``licencia``/``id``); or free text ``[table] name``. A line
+spreadsheet's copy or a CSV export): table, name, club, federation id and an optional photo, in
+that order unless a header line names them (``mesa``/``table``, ``nombre``/``jugador``/``name``,
+``club``, ``federacion``/``licencia``/``id``, ``foto``/``photo``); or free text ``[table] name``.
+A photo is an ``http(s)://`` address or a file name (``ana.jpg``) the stream finds beside the data. A line
 without a table takes the next free number. Problems are said in the arbiter's terms
 ("la mesa 4 está repetida: Ana y Bruno"), all at once, and nothing is cut silently. A name,
 club or federation id holding a control or invisible character (a bidirectional override, a
@@ -20,16 +21,19 @@ from typing import Final
 MAX_PLAYERS: Final = 500  # a very large open; the console pages its lists
 MAX_NAME: Final = 100  # characters of a name (the screens wrap, the slips print it)
 MAX_FIELD: Final = 60  # club, federation id
+MAX_PHOTO: Final = 300  # a photo's address or file name
 MAX_TABLE: Final = 9999  # a slip's table box holds four digits
-MAX_LINE: Final = len(str(MAX_TABLE)) + MAX_NAME + 2 * MAX_FIELD + 3 + 2  # every cell at its longest, CR LF
+MAX_LINE: Final = len(str(MAX_TABLE)) + MAX_NAME + 2 * MAX_FIELD + MAX_PHOTO + 4 + 2  # every cell at its longest, CR LF
 MAX_TEXT: Final = (MAX_PLAYERS + 1) * MAX_LINE  # the longest list: a header and MAX_PLAYERS players
 _HIDDEN: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})  # control, format, surrogate, private, unassigned
 _SEPARATOR: Final = re.compile(r"\t|;")
+_PHOTO: Final = re.compile(r"(https?://[^\s\"'<>]+|[\w.-]+\.(jpe?g|png|webp))", re.IGNORECASE)
 _HEADERS: Final = {
     "table": ("mesa", "table", "n", "no", "num", "numero"),
     "name": ("nombre", "jugador", "jugadora", "name", "player", "apellidos y nombre", "nombre y apellidos"),
     "club": ("club",),
     "federation_id": ("federacion", "licencia", "id", "ficha", "federation id", "id federativo"),
+    "photo": ("foto", "photo", "fotografia", "imagen"),
 }
 
 
@@ -40,6 +44,7 @@ class ListedPlayer:
     name: str
     club: str = ""
     federation_id: str = ""
+    photo: str = ""
 
 
 class PlayerListError(ValueError):
@@ -87,15 +92,16 @@ def _columns(line: str) -> dict[str, int] | None:
 def _player(number: int, line: str, columns: dict[str, int] | None, next_table: int) -> ListedPlayer:
     if _SEPARATOR.search(line):
         cells = [cell.strip() for cell in _SEPARATOR.split(line)]
-        order = columns or {"table": 0, "name": 1, "club": 2, "federation_id": 3}
+        order = columns or {"table": 0, "name": 1, "club": 2, "federation_id": 3, "photo": 4}
         if columns is None and cells and cells[0] and not cells[0].isdigit():
-            order = {"name": 0, "club": 1, "federation_id": 2}  # no table column: name first
+            order = {"name": 0, "club": 1, "federation_id": 2, "photo": 3}  # no table column: name first
         cell = {key: cells[i] if i < len(cells) else "" for key, i in order.items()}
     else:
         head, _sep, rest = line.strip().partition(" ")
         cell = {"table": head, "name": rest} if head.isdigit() and rest.strip() else {"name": line}
     return ListedPlayer(number, _table(cell.get("table", ""), next_table), _name(cell.get("name", "")),
-                        _field(cell.get("club", ""), "el club"), _field(cell.get("federation_id", ""), "la licencia"))
+                        _field(cell.get("club", ""), "el club"), _field(cell.get("federation_id", ""), "la licencia"),
+                        _photo(cell.get("photo", "")))
 
 
 def _table(text: str, next_table: int) -> int:
@@ -122,6 +128,17 @@ def _field(text: str, what: str) -> str:
     value = " ".join(text.split())
     if len(value) > MAX_FIELD:
         raise ValueError(f"{what} tiene {len(value)} caracteres; como mucho {MAX_FIELD}")
+    return value
+
+
+def _photo(text: str) -> str:
+    """A photo's address or file name, "" when none; ValueError when it is neither."""
+    value = text.strip()
+    if not value:
+        return ""
+    _visible(value, "la foto")
+    if len(value) > MAX_PHOTO or not _PHOTO.fullmatch(value):
+        raise ValueError(f"la foto {value[:40]!r} no es una dirección http(s):// ni un archivo .jpg, .png o .webp")
     return value
 
 

@@ -71,7 +71,8 @@ def test_an_elodi_list_with_problems_is_refused_whole_line_by_line_and_nothing_o
         "línea 3: un jugador sin partidas tiene el rating y la volatilidad del comienzo, 1200 y 535 (EloDI), no 1300 y 535",
         "línea 4: una volatilidad de 200 no es posible tras 3 partidas (EloDI: empieza en 535 y tras 3 va de 217,9 a 1311)",
         "línea 5: bea ya está en la línea 4",
-        "línea 6: se esperaban 4 columnas (jugador, rating, volatilidad, partidas), hay 3",
+        "línea 6: se esperaban 4 columnas (jugador, rating, volatilidad, partidas) o 6 (jugador, licencia, club, "
+        "partidas, rating, volatilidad), hay 3",
         "línea 7: el rating &#39;mil&#39; no es un número",
         "línea 8: el nombre lleva un carácter de control o invisible (U+202E)",
         "línea 8: las partidas &#39;-5&#39; deben ser un número entero de 0 a 10000",
@@ -211,5 +212,5 @@ def test_public_pages_and_exports_never_fail_on_odd_names_already_stored(app: Fl
     assert len(answers) > 40
     assert {url: code for url, code in answers.items() if code >= 500} == {}
     sheet = CalamineWorkbook.from_filelike(io.BytesIO(client.get("/results/elodi/lista.xlsx").data))
-    names = [row[1] for row in sheet.get_sheet_by_index(0).to_python()[1:]]
+    names = [row[0] for row in sheet.get_sheet_by_index(0).to_python()[1:]]  # the federation's form: the player first
     assert "Vieja\ufffdLista" in names and "Ana\ufffdBel" in names  # each control character shown as U+FFFD

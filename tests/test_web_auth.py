@@ -8,6 +8,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from webapp.records.notices import notices_of
+from webapp.records.tournaments import TournamentPlayer, tournaments_of
 from webapp.services.shared import services
 
 from .web_helpers import ARBITER, CSRF, PASSWORD, csrf_from, duplicate_game, event_count, post
@@ -16,18 +18,22 @@ pytest_plugins = ["tests.conftest_web"]
 
 
 def url_values(app: Flask, game_id: str) -> dict[str, Any]:
-    return {"game_id": game_id, "number": 1, "player": "j1"}
+    tournament = tournaments_of(app).create("Open", "average_place", [TournamentPlayer("1001", "Ana", 1, licence="1001"),
+                                                                      TournamentPlayer("1002", "Bea", 2, licence="1002")])
+    notice = notices_of(app).post("Pausa de 10 minutos", ARBITER)
+    return {"game_id": game_id, "number": 1, "player": "j1", "tournament_id": tournament, "notice_id": notice.id}
 
 
 def state_changing_urls(app: Flask, game_id: str) -> list[str]:
     """Every POST route of the app, its placeholders filled for ``game_id``."""
     urls = []
+    filled = url_values(app, game_id)
     with app.test_request_context():
         from flask import url_for
 
         for rule in app.url_map.iter_rules():
             if "POST" in (rule.methods or set()) and rule.endpoint != "static":
-                values = {k: v for k, v in url_values(app, game_id).items() if k in rule.arguments}
+                values = {k: v for k, v in filled.items() if k in rule.arguments}
                 urls.append(url_for(rule.endpoint, **values))
     return urls
 
@@ -101,6 +107,7 @@ def test_an_anonymous_post_changes_nothing(app: Flask, client: FlaskClient) -> N
         assert answer.status_code != 200 or url == "/login", url
     assert event_count(app, game_id) == before
     assert len(services(app).games.store.games()) == games_before
+    assert [n.text for n in notices_of(app).current()] == ["Pausa de 10 minutos"] and len(tournaments_of(app).all()) == 1
 
 
 def test_an_arbiter_post_without_the_csrf_token_is_refused(app: Flask, arbiter: FlaskClient) -> None:

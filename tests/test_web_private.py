@@ -37,7 +37,7 @@ from rules_core.racks import draw_rack
 from rules_core.slips import VOID_KINDS, Slip
 from vision.slips.review import VOID_REASONS as REVIEW_VOID_REASONS
 from vision.slips.review import ReviewItem
-from webapp.records.tournaments import tournaments_of
+from webapp.records.tournaments import TournamentPlayer, tournaments_of
 from webapp.services.shared import scan_service, services
 from webapp.views.arbiter.common import VOID_REASONS as CONSOLE_VOID_REASONS
 from webapp.views.auth import guard_of
@@ -140,17 +140,18 @@ def play_classic(app: Flask) -> str:
 def played(app: Flask) -> Played:
     """Both games, a tournament of them, a venue screen, no delay on the overlays, short streams."""
     duplicate, classic = play_duplicate(app), play_classic(app)
-    tournament = tournaments_of(app).create("Torneo de prueba", "average_place")
+    with services(app).games.reading(duplicate) as game:
+        players = list(game.players.values())
+    listed = [TournamentPlayer(f"L{p.table}", p.name, p.table, licence=f"L{p.table}") for p in players]  # matched by name
+    tournament = tournaments_of(app).create("Torneo de prueba", "average_place", listed, ["Juez Árbitro"])
     for game_id in (duplicate, classic):
         tournaments_of(app).add_game(tournament, game_id)
     app.config.update(VENUE=SimpleNamespace(screens=(ScreenConfig(SCREEN, f"game:{duplicate}"),), tables=()),
                       OVERLAY_DELAY_MINUTES=0, BROADCAST_DELAY_MINUTES=0, LIVE_STREAM_SECONDS=0.3)  # fmt: skip
-    with services(app).games.reading(duplicate) as game:
-        players = list(game.players.values())
     fills: dict[str, list[Any]] = {
         "game_id": [duplicate, classic],
         "number": [1, 2, 3, 4],  # the rounds (1, 2) and the tables (1 to 4)
-        "player": [p.id for p in players],
+        "player": [p.id for p in players] + [p.id for p in listed],  # a game's players, the tournament's
         "name": [p.name for p in players] + [SCREEN],  # EloDI's players, the venue's screens
         "part": list(PARTS),
         "tournament_id": [tournament],

@@ -61,10 +61,10 @@ def test_standings_export_as_xlsx_with_typed_cells_and_no_formula(app: Flask, cl
     answer = client.get(f"/results/{game_id}/clasificacion.xlsx")
     assert answer.status_code == 200 and "open-de-prueba_" in answer.headers["Content-Disposition"]
     rows = sheet_rows(answer.data)
-    assert rows[0][:3] == ["puesto", "jugador", "total"]
+    assert rows[0][:6] == ["Puesto", "Jugador", "Club", "Licencia", "Mesa", "Total"]
     names = [row[1] for row in rows[1:]]
     assert '=HYPERLINK("x") BARREÑA' in names  # text, accented, never a formula
-    assert all(isinstance(row[2], (int, float)) for row in rows[1:])  # numbers as numbers
+    assert all(isinstance(row[5], (int, float)) for row in rows[1:])  # numbers as numbers
 
 
 def test_csv_exports_have_a_bom_one_header_and_say_which_game(app: Flask, client: FlaskClient) -> None:
@@ -123,9 +123,10 @@ def test_a_tournament_ranks_its_games_by_d_iv_31(app: Flask, arbiter: FlaskClien
     assert public.status_code == 200 and "Open de Otoño" in public.text
     assert f"/results/{first}" in public.text and f"/results/{second}" in public.text
     table = sheet_rows(client.get(f"/results/torneo/{tournament}/clasificacion.xlsx").data)
-    by_name = {row[1]: row for row in table[1:]}
-    assert by_name["Ana"][3] == pytest.approx((1 + 2) / 2)  # 1st in game 1, tied 2nd of 4 in game 2
-    assert by_name["Dora"][2] == 1 and by_name["Dora"][3] == pytest.approx((3 + 1) / 2)  # absent: last of game 1
+    by_name = {row[1]: dict(zip(table[0], row)) for row in table[1:]}
+    assert by_name["Ana"]["Puesto medio"] == pytest.approx((1 + 2) / 2)  # 1st in game 1, tied 2nd of 4 in game 2
+    assert by_name["Dora"]["Partidas"] == 1
+    assert by_name["Dora"]["Puesto medio"] == pytest.approx((3 + 1) / 2)  # absent: last of game 1
 
 
 def test_a_tournament_ranks_its_finished_classic_games_by_wins_then_spread(app: Flask, arbiter: FlaskClient,
@@ -165,7 +166,8 @@ def test_elodi_rates_the_ended_games_of_twelve_rounds(app: Flask, client: FlaskC
     history = client.get("/results/elodi/historial.jsonl").get_data(as_text=True).splitlines()
     assert len(history) == 2  # both ended games are in the history; only the long one changes ratings
     rows = sheet_rows(client.get("/results/elodi/lista.xlsx").data)
-    assert len(rows) == 6 and all(row[4] == 1 for row in rows[1:])
+    assert rows[0] == ["Jugador", "Licencia", "Club", "Partidas", "Rating", "Volatilidad"]  # the federation's form
+    assert len(rows) == 6 and all(row[3] == 1 for row in rows[1:])
     assert client.get("/results/elodi/jugador/Ana").status_code == 200
 
 

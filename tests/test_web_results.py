@@ -71,7 +71,7 @@ def test_a_player_page_with_the_chart(app: Flask, client: FlaskClient) -> None:
 def test_standings_csv_and_printable_page(app: Flask, client: FlaskClient) -> None:
     game_id = played_round(app)
     csv = client.get(f"/results/{game_id}/clasificacion.csv").text
-    assert csv.lstrip("\ufeff").splitlines()[1].startswith("1;Ana;32;10")
+    assert csv.lstrip("\ufeff").splitlines()[1].startswith("1;Ana;;;1;32;")  # place, name, club, licence, table, total
     printable = client.get(f"/results/{game_id}/imprimir")
     assert printable.status_code == 200 and "print.css" in printable.text and "<sup>+10</sup>" in printable.text
 

@@ -4,7 +4,7 @@
 board square and whole; every text on screen and inside any box that clips it; no word broken
 across two lines (a name wraps between words, or after the hyphen of a compound name); every
 play's blank shown as a blank (a circled capital), never as a lowercase letter; a banner
-(ALCEN, TIEMPO) covering no other text; the standings' rows shown whole. A screenshot of each.
+(ALCEN, TIEMPO, the director's notices) covering no other text; the standings' rows shown whole. A screenshot of each.
 """
 
 from __future__ import annotations
@@ -93,9 +93,10 @@ BLANKS_JS = """() => {
   return {bad, marked};
 }"""
 
-# The texts a banner (ALCEN, TIEMPO) covers: null when no banner is shown.
-BANNER_JS = """() => {
-  const banner = document.querySelector('#clock.banner .clock-note');
+# The texts a banner (ALCEN, TIEMPO; the director's notices) covers: null when no banner is shown.
+BANNERS = ("#clock.banner .clock-note", "#notices:not([hidden])")
+BANNER_JS = """(selector) => {
+  const banner = document.querySelector(selector);
   if (!banner || !banner.getClientRects().length) return null;
   const b = banner.getBoundingClientRect(), hits = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
@@ -156,9 +157,10 @@ def problems_here(page: Any) -> list[str]:
     blanks = page.evaluate(BLANKS_JS)["bad"]
     if blanks:
         found.append(f"blank as a letter: {blanks}")
-    covered = page.evaluate(BANNER_JS)
-    if covered:
-        found.append(f"banner covers: {covered}")
+    for banner in BANNERS:
+        covered = page.evaluate(BANNER_JS, banner)
+        if covered:
+            found.append(f"banner {banner} covers: {covered}")
     try:
         shown_rows(page)
     except AssertionError as error:

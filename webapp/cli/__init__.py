@@ -5,7 +5,8 @@ one play), ``demo`` (a solitaire in the terminal), ``duplicate simulate``, ``cla
 replay``, ``serve`` (the web app), ``arbiter`` and ``device`` (accounts and device
 tokens), ``read-board``, ``watch-board``, ``print-markers`` (the board camera), ``print-slips``, ``read-slip``, ``read-move``,
 ``slips`` (the slip reader), ``check-venue`` (a venue file and its devices), ``rating``
-(EloDI from a history of games), ``archive`` (a game's evidence file). Exit status: 0 done, 1 an
+(EloDI from a history of games), ``archive`` (a game's evidence file), ``tournament create`` (a
+tournament and its player list). Exit status: 0 done, 1 an
 illegal play, 2 bad input (a malformed position, notation or lexicon).
 """
 
@@ -38,6 +39,7 @@ from .duplicate import add_duplicate_commands
 from .rating import add_rating_commands
 from .serve import add_serve_commands
 from .slips import add_slip_commands
+from .tournament import add_tournament_commands
 from .venue import add_venue_commands
 
 
@@ -83,6 +85,7 @@ def _parser() -> argparse.ArgumentParser:
     add_venue_commands(commands)
     add_board_commands(commands)
     add_camera_commands(commands)
+    add_tournament_commands(commands)
 
     game = commands.add_parser("demo", help="una partida jugada en el terminal")
     game.add_argument("--seed", type=int, default=2017, help="semilla de la bolsa (por defecto 2017)")

@@ -4,6 +4,8 @@ Every event goes through the event store (an in-memory SQLite database unless
 ``--db`` names one), so the simulation exercises the same path as a real game. The game
 records its word list, and a copy of the list is kept in ``--data``'s ``lexicons/``
 (default: beside a SQLite database file), where a server finds it (``services.lexicons``).
+With ``--tournament ID`` the players are that tournament's list (``veedor tournament create``), seated
+at the list's tables or by the standing (``--seating``), and the game is added to the tournament.
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ from rules_core.events import GameError
 from rules_core.lexicon import load_lexicon
 from rules_core.results_csv import round_results_csv, standings_csv
 
-from ..services.games import open_games
-from ..services.simulation import make_players, simulate_duplicate
-from ..services.store import EventStore
+from ..records.tournament_games import standing
+from ..records.tournament_players import SEATINGS, player_data, seating
+from ..records.tournaments import TournamentError, Tournaments
+from ..services.games import GameService, open_games
+from ..services.simulation import SimulatedPlayer, make_players, simulate_duplicate, strength_of
 from .spanish import LEXICON_HELP
 
 
@@ -42,6 +46,10 @@ def add_duplicate_commands(commands: Any) -> None:
     simulate.add_argument("--db", default="sqlite://", help="URL de la base de datos (por defecto: en memoria)")
     simulate.add_argument("--data", metavar="CARPETA",
                           help="carpeta de datos cuya lexicons/ guarda la lista de palabras (por defecto: junto a una --db SQLite)")  # fmt: skip
+    simulate.add_argument("--tournament", metavar="TORNEO",
+                          help="juegan los jugadores de ese torneo (de --db) y la partida se añade a él")  # fmt: skip
+    simulate.add_argument("--seating", choices=sorted(SEATINGS), default="mesas",
+                          help="con --tournament: en las mesas de la lista (mesas) o por la clasificación del torneo")  # fmt: skip
     simulate.add_argument("--json", action="store_true", help="escribe un documento JSON")
     simulate.add_argument("--csv", metavar="CARPETA", help="escribe también allí rondas.csv y clasificacion.csv")
     simulate.add_argument("--delay", type=float, default=0.0, help="segundos entre rondas")
@@ -55,7 +63,11 @@ def run_simulate(args: argparse.Namespace) -> int:
         rounds=args.rounds, bonuses=args.bonuses, tie_breaks=args.tie_breaks, seed=args.seed
     )
     service = open_games(args.db, load_lexicon(args.lexicon), args.data)
-    game_id = service.create_duplicate(f"Simulación {args.seed}", settings)
+    tournaments = Tournaments(service.store.engine) if args.tournament else None
+    players, name = make_players(args.players), f"Simulación {args.seed}"
+    if tournaments is not None:
+        players, name = tournament_players(service, tournaments, args.tournament, args.seating)
+    game_id = service.create_duplicate(name, settings)
     game = service.duplicate(game_id)
     out = sys.stdout
 
@@ -65,19 +77,39 @@ def run_simulate(args: argparse.Namespace) -> int:
             out.flush()
             time.sleep(args.delay)
 
-    simulate_duplicate(
-        game, lambda e: service.append(game_id, e), make_players(args.players), settings, args.seed, show
-    )
+    simulate_duplicate(game, lambda e: service.append(game_id, e), players, settings, args.seed, show)
+    if tournaments is not None:
+        tournaments.add_game(args.tournament, game_id)
     if args.json:
         print(json.dumps(game_json(game), ensure_ascii=False, indent=1))
     else:
         write_standings(game, out)
+        if tournaments is not None:
+            out.write(f"\nPartida {game_id} añadida al torneo {args.tournament}\n")
     if args.csv:
         folder = Path(args.csv)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "rondas.csv").write_text(round_results_csv(game), encoding="utf-8")
         (folder / "clasificacion.csv").write_text(standings_csv(game), encoding="utf-8")
     return 0
+
+
+def tournament_players(service: GameService, tournaments: Tournaments, tournament_id: str,
+                       how: str) -> tuple[list[SimulatedPlayer], str]:  # fmt: skip
+    """The tournament's list seated ``how``, as simulated players carrying their ids, and the game's name."""
+    try:
+        tournament = tournaments.get(tournament_id)
+    except TournamentError as error:
+        raise GameError(f"{error} en esta base de datos (--db {service.store.url})") from None
+    if not tournament.players:
+        raise GameError(f"el torneo {tournament.name} no tiene lista de jugadores")
+    seats = seating(tournament, how, standing(service, tournament) if how == "clasificacion" else ())
+    players = []
+    for index, seat in enumerate(seats):
+        data = player_data(seat)
+        players.append(SimulatedPlayer(str(data.pop("player")), seat.player.name, seat.table, *strength_of(index),
+                                       listed={k: v for k, v in data.items() if k not in ("name", "table")}))  # fmt: skip
+    return players, f"{tournament.name}, partida {len(tournament.games) + 1}"
 
 
 def write_round(game: DuplicateGame, r: Round, out: TextIO) -> None:

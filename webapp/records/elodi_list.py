@@ -1,13 +1,18 @@
-"""The earlier EloDI list: CSV ``player,rating,volatility,games``, checked whole before anything of it is kept.
+"""The earlier EloDI list, checked whole before anything of it is kept: CSV ``player,rating,volatility,games``,
+or the federation's form ``jugador,licencia,club,partidas,rating,volatilidad`` (what ``/results/elodi/lista``
+writes, ``federation.elodi_table``).
 
-One player a line (a header line is optional). Commas separate the cells, or semicolons with decimal
-commas, as a Spanish spreadsheet writes them. An import (``save_previous``, ``read_ratings``) is
-refused with every problem at once, each as ``línea N: ...``, and nothing of it is stored:
+A rating belongs to a licence when the player has one, else to a name (``elodi_key``): two namesakes
+with different licences are two players. One player a line (a header line is optional). Commas separate
+the cells, or semicolons with decimal commas, as a Spanish spreadsheet writes them. An import
+(``save_previous``, ``read_ratings``) is refused with every problem at once, each as ``línea N: ...``,
+and nothing of it is stored:
 
 * the file is UTF-8 (a byte-order mark allowed), at most ``MAX_LIST_BYTES``;
-* a line has four cells; a name is not empty, at most ``MAX_NAME`` characters, holds no control or
-  invisible character (it would break the exports and hide on the screens), and is not repeated
-  (names are one person as ``tournaments.person`` says: spaces and case aside);
+* a line has four cells, or six in the federation's form; a name is not empty, at most ``MAX_NAME``
+  characters, holds no control or invisible character (it would break the exports and hide on the
+  screens), and is not repeated (names are one person as ``tournaments.person`` says: spaces and case
+  aside), nor is a licence;
 * the games are a whole number from 0 to ``MAX_GAMES``; the rating and the volatility are numbers
   that EloDI can give after that many games (``rules_core.elodi.reach_table``: after 0 games the start,
   1200 and 535; a volatility of 0.06 after 30 games is no EloDI volatility), within ``ROUNDING``
@@ -26,11 +31,12 @@ import logging
 import math
 import os
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from rules_core.elodi import Rating, reach_table
-from rules_core.player_list import MAX_NAME
+from rules_core.player_list import MAX_FIELD, MAX_NAME
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +46,8 @@ MAX_GAMES: Final = 10_000  # (ours) a lifetime of rated games is far fewer
 ROUNDING: Final = 0.5
 MAX_PROBLEMS: Final = 30  # listed at once; the rest are counted
 COLUMNS: Final = "jugador, rating, volatilidad, partidas"
+FEDERATION_COLUMNS: Final = "jugador, licencia, club, partidas, rating, volatilidad"
+LICENCE_KEY: Final = "licencia:"
 _HIDDEN: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})  # control, format, surrogate, private, unassigned
 
 
@@ -60,34 +68,69 @@ class RatingListError(RatingInputError):
         return self.problems[:MAX_PROBLEMS] + ([f"y {more} problemas más"] if more > 0 else [])
 
 
-def parse_ratings(data: bytes, strict: bool = True) -> dict[str, Rating]:
-    """The players of a ratings list (see the module docstring); RatingListError with every problem."""
+def elodi_key(name: str, licence: str = "") -> str:
+    """Whom a rating belongs to: ``licencia:<licence>`` (spaces out) when the player has one, else the
+    name with its spaces tidied."""
+    compact = "".join(licence.split())
+    return LICENCE_KEY + compact if compact else " ".join(name.split())
+
+
+@dataclass(frozen=True)
+class ListedRating:
+    """A line of a ratings list."""
+
+    line: int
+    name: str
+    licence: str
+    club: str
+    rating: Rating
+
+    @property
+    def key(self) -> str:
+        return elodi_key(self.name, self.licence)
+
+
+def parse_listed(data: bytes, strict: bool = True) -> list[ListedRating]:
+    """The lines of a ratings list (see the module docstring); RatingListError with every problem."""
     text = _text(data)
     rows, problems = _rows(text)
-    parsed: list[tuple[int, str, float, float, int]] = []
+    parsed: list[ListedRating] = []
     for number, cells in rows:
-        if len(cells) != 4:
-            problems.append(f"línea {number}: se esperaban 4 columnas ({COLUMNS}), hay {len(cells)}")
+        if len(cells) not in (4, 6):
+            problems.append(f"línea {number}: se esperaban 4 columnas ({COLUMNS}) o 6 ({FEDERATION_COLUMNS}), "
+                            f"hay {len(cells)}")  # fmt: skip
             continue
-        name = cells[0]
-        hidden = _name_problem(name) if strict else None
-        if hidden:
-            problems.append(f"línea {number}: {hidden}")
+        name, licence, club, values = (cells[0], "", "", cells[1:]) if len(cells) == 4 else \
+            (cells[0], cells[1], cells[2], [cells[4], cells[5], cells[3]])  # fmt: skip
+        if strict:
+            found = [_name_problem(name), _cell_problem(licence, "la licencia"), _cell_problem(club, "el club")]
+            problems += [f"línea {number}: {problem}" for problem in found if problem]
         try:
-            parsed.append((number, name, *_values(cells[1:], strict)))
+            rating, volatility, games = _values(values, strict)
+            parsed.append(ListedRating(number, name, licence, club, Rating(rating, volatility, games)))
         except ValueError as error:
             problems.append(f"línea {number}: {error}")
     if strict:
         problems += _unreachable(parsed) + _repeated(parsed)
     if problems:
         raise RatingListError(sorted(problems, key=_line_of))
-    return {name: Rating(rating, volatility, games) for _n, name, rating, volatility, games in parsed}
+    return parsed
+
+
+def parse_ratings(data: bytes, strict: bool = True) -> dict[str, Rating]:
+    """The ratings of a list by ``elodi_key``; RatingListError with every problem."""
+    return {listed.key: listed.rating for listed in parse_listed(data, strict)}
 
 
 def read_ratings(path: Path, strict: bool = True) -> dict[str, Rating]:
     """A ratings file (``veedor rating --ratings``): its problems name the file."""
+    return {listed.key: listed.rating for listed in read_listed(path, strict)}
+
+
+def read_listed(path: Path, strict: bool = True) -> list[ListedRating]:
+    """The lines of a ratings file; its problems name the file."""
     try:
-        return parse_ratings(path.read_bytes(), strict)
+        return parse_listed(path.read_bytes(), strict)
     except RatingListError as error:
         raise RatingListError([f"{path}, {problem}" for problem in error.problems]) from None
 
@@ -97,7 +140,7 @@ def save_previous(data_dir: Path, data: bytes) -> int:
     all); the number of players. RatingListError, and nothing written, when it has a problem."""
     if len(data) > MAX_LIST_BYTES:
         raise RatingListError([f"el archivo ocupa {len(data) // 1024} KB; como mucho {MAX_LIST_BYTES // 1024} KB"])
-    count = len(parse_ratings(data))
+    count = len(parse_listed(data))
     target = data_dir / PREVIOUS_FILE
     temporary = target.with_name(f".{PREVIOUS_FILE}.nueva")
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -112,16 +155,16 @@ def save_previous(data_dir: Path, data: bytes) -> int:
     return count
 
 
-def previous_ratings(data_dir: Path) -> dict[str, Rating]:
-    """The earlier list kept in ``data_dir`` (number checks alone), {} when there is none or it is unreadable."""
+def previous_ratings(data_dir: Path) -> list[ListedRating]:
+    """The earlier list kept in ``data_dir`` (number checks alone), [] when there is none or it is unreadable."""
     path = data_dir / PREVIOUS_FILE
     if not path.exists():
-        return {}
+        return []
     try:
-        return read_ratings(path, strict=False)
+        return read_listed(path, strict=False)
     except (OSError, RatingInputError) as error:
         log.error("lista anterior de EloDI ilegible, se deja fuera: %s", error)
-        return {}
+        return []
 
 
 def _text(data: bytes) -> str:
@@ -176,6 +219,13 @@ def _name_problem(name: str) -> str | None:
     return None
 
 
+def _cell_problem(value: str, what: str) -> str | None:
+    hidden = next((ch for ch in value if unicodedata.category(ch) in _HIDDEN), None)
+    if hidden is not None:
+        return f"{what} lleva un carácter de control o invisible (U+{ord(hidden):04X})"
+    return f"{what} tiene {len(value)} caracteres; como mucho {MAX_FIELD}" if len(value) > MAX_FIELD else None
+
+
 def _number(text: str, what: str) -> float:
     try:
         value = float(text.replace(",", ".")) if text.count(",") <= 1 else math.nan
@@ -192,11 +242,12 @@ def _games(text: str, strict: bool) -> int:
     return int(text)
 
 
-def _unreachable(parsed: list[tuple[int, str, float, float, int]]) -> list[str]:
+def _unreachable(parsed: list[ListedRating]) -> list[str]:
     """The lines whose rating or volatility EloDI cannot give after their games (see the module docstring)."""
-    table = reach_table(max((games for *_rest, games in parsed), default=0))
+    table = reach_table(max((listed.rating.games for listed in parsed), default=0))
     problems = []
-    for number, _name, rating, volatility, games in parsed:
+    for listed in parsed:
+        number, (rating, volatility, games) = listed.line, (listed.rating.rating, listed.rating.volatility, listed.rating.games)
         reach = table[games]
         if games == 0 and not (_within(rating, reach.rating) and _within(volatility, reach.volatility)):
             problems.append(f"línea {number}: un jugador sin partidas tiene el rating y la volatilidad del comienzo, "
@@ -220,15 +271,16 @@ def _within(value: float, bounds: tuple[float, float]) -> bool:
     return bounds[0] - ROUNDING <= value <= bounds[1] + ROUNDING
 
 
-def _repeated(parsed: list[tuple[int, str, float, float, int]]) -> list[str]:
+def _repeated(parsed: list[ListedRating]) -> list[str]:
     first: dict[str, int] = {}
     problems = []
-    for number, name, *_values in parsed:
-        key = " ".join(name.split()).casefold()  # tournaments.person
+    for listed in parsed:
+        key = listed.key.casefold()  # a name: tournaments.person
         if key in first:
-            problems.append(f"línea {number}: {name} ya está en la línea {first[key]}")
+            what = f"la licencia {listed.licence}" if listed.licence else listed.name
+            problems.append(f"línea {listed.line}: {what} ya está en la línea {first[key]}")
         else:
-            first[key] = number
+            first[key] = listed.line
     return problems
 
 

@@ -2,7 +2,9 @@
 
 * XLSX (openpyxl): numbers are numbers, text is text, always: a text cell is stored as
   a string even when it starts with ``=`` (openpyxl would otherwise store a formula),
-  so no formula is ever evaluated. One sheet per table, its header bold and frozen.
+  so no formula is ever evaluated. One sheet per table, its header bold and frozen, each column
+  as wide as its longest cell (``MIN_WIDTH`` to ``MAX_WIDTH`` characters), a decimal number
+  shown with two decimals.
 * CSV: UTF-8 with a byte-order mark (so Excel reads ``BARREÑA``, not ``BARREÃ‘A``),
   semicolon-separated with decimal commas (what a Spanish-locale spreadsheet expects),
   one header line, risky text behind an apostrophe (``results_csv.as_text_cell``).
@@ -26,6 +28,8 @@ from typing import Any, Final
 from openpyxl import Workbook
 from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Font
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.worksheet import Worksheet
 from werkzeug.wrappers import Response
 
 from rules_core.results_csv import Table, as_text_cell
@@ -36,6 +40,7 @@ from .timezone import local_date
 XLSX_TYPE: Final = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 CSV_TYPE: Final = "text/csv; charset=utf-8"
 MAX_SHEET_NAME: Final = 31  # Excel's limit
+MIN_WIDTH, MAX_WIDTH = 6, 50  # a column's width in characters
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
@@ -53,10 +58,24 @@ def to_xlsx(sheets: Mapping[str, Table]) -> bytes:
             for cell in sheet[sheet.max_row]:
                 if isinstance(cell.value, str):
                     cell.data_type = "s"  # text stays text, even "=SUM(A1)"
+                elif isinstance(cell.value, float):
+                    cell.number_format = "0.00"
         sheet.freeze_panes = "A2"
+        _widths(sheet, [header, *rows])
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()
+
+
+def _widths(sheet: Worksheet, rows: Sequence[Sequence[Any]]) -> None:
+    """Each column as wide as its longest cell, within ``MIN_WIDTH`` and ``MAX_WIDTH`` characters."""
+    longest: dict[int, int] = {}
+    for row in rows:
+        for index, value in enumerate(row, start=1):
+            shown = f"{value:.2f}" if isinstance(value, float) else str(value if value is not None else "")
+            longest[index] = max(longest.get(index, 0), len(shown))
+    for index, length in longest.items():
+        sheet.column_dimensions[get_column_letter(index)].width = min(MAX_WIDTH, max(MIN_WIDTH, length + 2))
 
 
 def to_csv(table: Table) -> bytes:

@@ -42,6 +42,7 @@ class LiveGames(GameService):
         self._views: dict[tuple[str, str], tuple[int, Any]] = {}
         self._listeners: list[Listener] = []
         self._closing = False
+        self._room = 0  # bumped when something every screen shows changes (a notice)
 
     # -- changes -----------------------------------------------------------
 
@@ -65,6 +66,12 @@ class LiveGames(GameService):
     def subscribe(self, listener: Listener) -> None:
         """Call ``listener(game_id, event)`` after every stored event (outside the lock)."""
         self._listeners.append(listener)
+
+    def touch_room(self) -> None:
+        """Wake every waiting stream: what all screens show besides their game changed (a notice)."""
+        with self._changed:
+            self._room += 1
+            self._changed.notify_all()
 
     def _announce(self, game_id: str, event: Event) -> None:
         with self.lock:
@@ -92,13 +99,15 @@ class LiveGames(GameService):
             return self._versions[game_id]
 
     def wait(self, game_id: str, seen: int, timeout: float) -> int:
-        """Block until the game's version differs from ``seen`` or ``timeout`` passes; the version."""
+        """Block until the game's version differs from ``seen``, the room is touched or ``timeout``
+        passes; the version."""
         current = self.version(game_id)
         if current != seen:
             return current
         with self._changed:
+            room = self._room
             self._changed.wait_for(
-                lambda: self._closing or self._versions.get(game_id, 0) != seen, timeout
+                lambda: self._closing or self._versions.get(game_id, 0) != seen or self._room != room, timeout
             )
             return self._versions.get(game_id, 0)
 

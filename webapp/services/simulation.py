@@ -10,9 +10,9 @@ generator, so a seed always gives the same game.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Final
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 from rules_core.alphabet import LETTERS, is_blank, label, letter_of
 from rules_core.duplicate import DuplicateGame, DuplicateSettings, Round, rack_labels
@@ -35,16 +35,21 @@ class SimulatedPlayer:
     table: int
     strength: str
     mistake_rate: float  # chance per round of one slip mistake
+    listed: Mapping[str, Any] = field(default_factory=dict)  # more of its ``player_added``: club, licence...
+
+
+def strength_of(index: int) -> tuple[str, float]:
+    """The ``index``-th simulated player's strength and mistake rate: strengths in turn, weaker players err more."""
+    strength = STRENGTHS[index % len(STRENGTHS)]
+    return strength, {"maestro": 0.02, "fuerte": 0.05, "medio": 0.08, "débil": 0.12}[strength]
 
 
 def make_players(count: int) -> list[SimulatedPlayer]:
     """``count`` players cycling through the strengths; weaker players err more."""
     players = []
     for i in range(count):
-        strength = STRENGTHS[i % len(STRENGTHS)]
         name = NAMES[i % len(NAMES)] + (f" {i // len(NAMES) + 1}" if i >= len(NAMES) else "")
-        rate = {"maestro": 0.02, "fuerte": 0.05, "medio": 0.08, "débil": 0.12}[strength]
-        players.append(SimulatedPlayer(f"j{i + 1}", name, i + 1, strength, rate))
+        players.append(SimulatedPlayer(f"j{i + 1}", name, i + 1, *strength_of(i)))
     return players
 
 
@@ -102,7 +107,7 @@ def simulate_duplicate(
     """
     rng = random.Random(seed)
     for player in players:
-        append(Event("player_added", {"player": player.id, "name": player.name, "table": player.table}))
+        append(Event("player_added", {**player.listed, "player": player.id, "name": player.name, "table": player.table}))
     while not game.ended:
         number = len(game.rounds) + 1
         draw = draw_rack(game.leave, game.bag, number, rng)

@@ -36,6 +36,7 @@ from rules_core.duplicate import DuplicateGame
 from rules_core.events import Event, GameError
 from rules_core.slips import Slip
 
+from ..records.notices import Notices, notices_of
 from ..services.accounts import Device
 from ..services.live import LiveGames
 from ..services.shared import scan_service, services
@@ -69,7 +70,8 @@ def games() -> Response:
 def game(game_id: str) -> Response:
     game_record(game_id)
     found = services()
-    return Response(screen_message(found.games, game_id, found.cameras.screen_note), mimetype="application/json")
+    message = screen_message(found.games, game_id, found.cameras.screen_note, notices_of())
+    return Response(message, mimetype="application/json")
 
 
 @bp.get("/games/<game_id>/stream")
@@ -88,7 +90,7 @@ def stream(game_id: str) -> Response:
     note = found.cameras.screen_note if len(found.cameras) else None
     gone = request.environ.get("waitress.client_disconnected") or _never
     body = _events(found.games, game_id, float(config["LIVE_PING_SECONDS"]), float(config["LIVE_STREAM_SECONDS"]), note,
-                   gone)  # fmt: skip
+                   gone, notices_of())  # fmt: skip
     response = Response(ClosingIterator(body, [lambda: found.streams.release(address)]), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"  # a proxy in front must not buffer it
@@ -100,15 +102,16 @@ def _never() -> bool:
 
 
 def _events(games: LiveGames, game_id: str, ping: float, lifetime: float, note: CameraNote | None = None,
-            gone: Callable[[], bool] = _never) -> Iterator[bytes]:  # fmt: skip
-    """With cameras (``note``), their signal is looked at every ``CAMERA_POLL`` seconds too:
+            gone: Callable[[], bool] = _never, notices: Notices | None = None) -> Iterator[bytes]:  # fmt: skip
+    """A notice to the room posted or removed (``notices``) wakes the stream and is sent at once.
+    With cameras (``note``), their signal is looked at every ``CAMERA_POLL`` seconds too:
     a camera that loses its signal changes the screen without any new event. ``gone()`` (the
     server's word that the client closed the connection) is looked at every ``LEAVE_CHECK``
     seconds, so that a screen that left frees its thread and slot at once, not at the next ping.
     A burst of changes (slips entered quickly) is sent as one state every ``STATE_GAP``
     seconds: hundreds of screens then cost the server a few states a second each."""
     yield b"retry: 1000\n\n"
-    seen, shown = -1, None
+    seen, shown, told = -1, None, -1
     deadline = time.monotonic() + lifetime
     pinged = time.monotonic()
     sent = pinged - STATE_GAP  # when the last state went
@@ -116,7 +119,8 @@ def _events(games: LiveGames, game_id: str, ping: float, lifetime: float, note: 
     while not games.closing and time.monotonic() < deadline and not gone():
         version = games.wait(game_id, seen, step)
         camera = note(game_id) if note else None
-        if version == seen and camera == shown:
+        room = notices.version if notices else 0
+        if version == seen and camera == shown and room == told:
             if time.monotonic() - pinged >= ping * 0.99:
                 pinged = time.monotonic()
                 yield PING
@@ -125,8 +129,8 @@ def _events(games: LiveGames, game_id: str, ping: float, lifetime: float, note: 
         if wait > 0:
             time.sleep(wait)
             version = games.version(game_id)
-        seen, shown, pinged = version, camera, time.monotonic()
-        yield f"id: {version}\nevent: state\ndata: {screen_message(games, game_id, note)}\n\n".encode()
+        seen, shown, told, pinged = version, camera, room, time.monotonic()
+        yield f"id: {version}\nevent: state\ndata: {screen_message(games, game_id, note, notices)}\n\n".encode()
         sent = time.monotonic()
 
 

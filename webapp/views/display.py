@@ -13,7 +13,9 @@ page shows in turn with the board (``?alternar=N`` seconds, ``DISPLAY_ALTERNATE_
 the rack is split as the judge announces it (``announced_rack``, D.III.17). A classic
 table carries the unseen tiles and, at the end, the C.45 case and the adjustments, worded
 by the page. ``/display/mesa/<n>`` follows the game table ``n`` plays now
-(``screens.table_game``); the overlays and the delayed broadcast are in ``overlay``.
+(``screens.table_game``); the overlays and the delayed broadcast are in ``overlay``. Every message
+also carries the director's notices to the room (``records.notices``), shown in a band the screen
+makes room for; the room's screen shows a QR code to the event's results (``results_link``).
 
 A classic table's clock (``rules_core.clock``) is in ``clock_state`` too, and
 ``/display/<game>/reloj`` (``/display/mesa/<n>/reloj``: the table's game) is the clock
@@ -30,8 +32,10 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import Any, Final
 
+import segno
 from flask import Blueprint, abort, current_app, g, jsonify, render_template, request, url_for
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from werkzeug.wrappers import Response
@@ -44,7 +48,9 @@ from rules_core.duplicate import DuplicateGame, Round, rack_labels
 from rules_core.events import GameError
 from rules_core.master import leave_after, placed_tiles
 
+from ..records.notices import Notices, notices_of
 from ..records.timezone import local
+from ..records.tournaments import tournaments_of
 from ..services.games import Game
 from ..services.live import LiveGames
 from ..services.shared import services
@@ -114,9 +120,26 @@ def render_screen(game_id: str, **page: Any) -> str:
     record = game_record(game_id)
     initial = page.pop("initial", None)
     if initial is None:
-        initial = json.loads(screen_message(services().games, game_id, services().cameras.screen_note))
+        initial = json.loads(screen_message(services().games, game_id, services().cameras.screen_note, notices_of()))
     settings = {"view": "room", "part": None, "poll": None, "follow": None, **page}
-    return render_template("display/screen.html", game=record, initial=initial, alternate=alternate_seconds(), **settings)
+    return render_template("display/screen.html", game=record, initial=initial, alternate=alternate_seconds(),
+                           results=results_link(game_id), **settings)  # fmt: skip
+
+
+def results_link(game_id: str) -> dict[str, str]:
+    """Where a player reads the event's results on their phone: the tournament's page when the game is
+    part of one, else the game's; as an absolute address (the organiser's ``PUBLIC_URL``, else
+    ``$VEEDOR_PUBLIC_URL``, else the address the screen asked) and its QR code (an SVG data URI)."""
+    found = tournaments_of().of_game(game_id)
+    path = url_for("tournaments.public", tournament_id=found[0]) if found else url_for("results.game", game_id=game_id)
+    base = str(current_app.config.get("PUBLIC_URL") or os.environ.get("VEEDOR_PUBLIC_URL") or request.host_url)
+    url = base.rstrip("/") + path
+    return {"url": url, "qr": _qr(url)}
+
+
+@lru_cache(maxsize=64)
+def _qr(url: str) -> str:
+    return str(segno.make(url, error="m").svg_data_uri(scale=1, border=2, dark="#0b1622", light="#ffffff"))
 
 
 @bp.route("/<game_id>")
@@ -148,14 +171,18 @@ def table_target(number: int) -> Response:
 # -- what the screen shows ----------------------------------------------------------
 
 
-def screen_message(games: LiveGames, game_id: str, note: CameraNote | None = None) -> str:
-    """One live message, as JSON text: version, clock, the shared screen state and, for a
-    game followed by a camera, ``camera`` (``signal`` false: "cámara sin señal", see ``cameras``)."""
+def screen_message(games: LiveGames, game_id: str, note: CameraNote | None = None,
+                   notices: Notices | None = None) -> str:  # fmt: skip
+    """One live message, as JSON text: version, clock, the shared screen state, the notices to the
+    room (``records.notices``) and, for a game followed by a camera, ``camera`` (``signal`` false:
+    "cámara sin señal", see ``cameras``)."""
     version, state = games.view(game_id, "screen", screen_state_json)
     with games.reading(game_id) as game:
         clock = clock_state(game, datetime.now(timezone.utc))
     camera = json.dumps(note(game_id) if note else None, ensure_ascii=False)
-    return f'{{"version": {version}, "clock": {json.dumps(clock)}, "camera": {camera}, "state": {state}}}'
+    shown = json.dumps(notices.json() if notices else [], ensure_ascii=False)
+    return (f'{{"version": {version}, "clock": {json.dumps(clock)}, "camera": {camera}, "notices": {shown}, '
+            f'"state": {state}}}')
 
 
 def screen_state_json(game: Game) -> str:

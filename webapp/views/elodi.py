@@ -1,22 +1,21 @@
 """EloDI on the web: ``/results/elodi`` lists every player's rating over the ended duplicate
 games of this server (and an imported earlier list), each player's history on their own
-page; the list downloads as XLSX or CSV and the games as ``veedor rating`` history.
-An arbiter imports the earlier list (``/arbiter/elodi``)."""
+page (``/results/elodi/jugador/<key>``: a licence's ``licencia:<licence>``, else the name); the list
+downloads as XLSX or CSV in the federation's form (player, licence, club, games, rating, volatility)
+and the games as ``veedor rating`` history. An arbiter imports the earlier list (``/arbiter/elodi``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from werkzeug.wrappers import Response
 
-from rules_core.elodi import Change, Rating
-
-from ..records.elodi import history_jsonl, ratings
-from ..records.elodi_list import MAX_LIST_BYTES, RatingListError, save_previous
+from ..records.elodi import EloDI, history_jsonl, ratings
+from ..records.elodi_list import LICENCE_KEY, MAX_LIST_BYTES, RatingListError, save_previous
 from ..records.exports import CSV_TYPE, XLSX_TYPE, attachment, to_csv, to_xlsx
+from ..records.federation import elodi_table
 from ..records.timezone import local_now
 from ..records.tournaments import person
 from ..services.shared import services
@@ -29,36 +28,32 @@ def _data_dir() -> Path:
     return Path(current_app.config.get("DATA_DIR") or current_app.instance_path)
 
 
-def _current() -> tuple[dict[str, Rating], list[Change], list[Any]]:
+def _current() -> EloDI:
     return ratings(services().games, _data_dir())
-
-
-def _ordered(current: dict[str, Rating]) -> list[tuple[int, str, Rating]]:
-    ordered = sorted(current.items(), key=lambda item: (-item[1].rating, item[0]))
-    return [(place, name, rating) for place, (name, rating) in enumerate(ordered, start=1)]
 
 
 @bp.get("/results/elodi")
 def index() -> str:
-    current, _changes, history = _current()
-    return render_template("results/elodi.html", players=_ordered(current), games=len(history))
+    found = _current()
+    return render_template("results/elodi.html", players=found.ordered(), games=len(found.history))
 
 
 @bp.get("/results/elodi/jugador/<name>")
 def player(name: str) -> str:
-    current, changes, _history = _current()
-    mine = [c for c in changes if person(c.player) == person(name)]
-    found = next((r for p, r in current.items() if person(p) == person(name)), None)
-    if found is None:
+    """A player's page, by key; a name alone finds the only player of that name without a licence."""
+    found = _current()
+    key = name if name in found.current else next(
+        (k for k in found.current if not k.startswith(LICENCE_KEY) and person(k) == person(name)), None)  # fmt: skip
+    if key is None:
         abort(404)
-    return render_template("results/elodi_player.html", name=name, rating=found, changes=mine)
+    mine = [c for c in found.changes if c.player == key]
+    return render_template("results/elodi_player.html", who=found.person(key), rating=found.current[key], changes=mine)
 
 
 @bp.get("/results/elodi/lista.<any(csv, xlsx):kind>")
 def list_file(kind: str) -> Response:
-    current, _changes, _history = _current()
-    table = (["puesto", "jugador", "rating", "volatilidad", "partidas"],
-             [[place, name, round(r.rating, 1), round(r.volatility, 1), r.games] for place, name, r in _ordered(current)])
+    """The list as the federation receives ratings (``federation.elodi_table``)."""
+    table = elodi_table([(who.name, who.licence, who.club, r) for _place, _key, who, r in _current().ordered()])
     name = f"elodi_{local_now().date()}_lista.{kind}"
     body, mimetype = (to_xlsx({"EloDI": table}), XLSX_TYPE) if kind == "xlsx" else (to_csv(table), CSV_TYPE)
     return Response(body, content_type=mimetype, headers=attachment(name))
@@ -66,9 +61,9 @@ def list_file(kind: str) -> Response:
 
 @bp.get("/results/elodi/historial.jsonl")
 def history_file() -> Response:
-    _current_ratings, _changes, history = _current()
+    found = _current()
     name = f"elodi_{local_now().date()}_historial.jsonl"
-    return Response(history_jsonl(history), content_type="application/x-ndjson; charset=utf-8", headers=attachment(name))
+    return Response(history_jsonl(found.history, found.people), content_type="application/x-ndjson; charset=utf-8", headers=attachment(name))
 
 
 @bp.route("/arbiter/elodi", methods=["GET", "POST"])

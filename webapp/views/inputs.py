@@ -35,12 +35,13 @@ MAX_MULTILINE: Final = 50_000  # ...or in a multi-line one (a reason, a note; th
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _CONTROL: Final = re.compile("[\x00-\x1f\x7f-\x9f]")
 _CONTROL_MULTILINE: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-MULTILINE: Final = frozenset({"players", "reason", "notes", "note"})  # fields that may hold line breaks
+MULTILINE: Final = frozenset({"players", "reason", "notes", "note", "arbiters"})  # fields that may hold line breaks
 LONGEST: Final = {"players": MAX_PLAYER_LIST}  # characters, for a field whose page states more than MAX_MULTILINE
 _PLAYER_FORM: Final = MAX_PLAYER_LIST * 4 * 3 + 64 * 1024  # 4 UTF-8 bytes a character, each as %XX; other fields
 FORM_LIMITS: Final = {  # endpoint -> bytes of its request body
     "arbiter.create_duplicate": _PLAYER_FORM,
     "arbiter.add_players": _PLAYER_FORM,
+    "tournaments.manage": _PLAYER_FORM,  # a tournament's list
     "elodi.import_previous": 2 * MAX_LIST_BYTES,  # a list somewhat over its limit is told so, not answered 413
 }
 _STRINGS: Final = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)

@@ -1,7 +1,8 @@
 """Streams: overlays for OBS and the delayed broadcast view.
 
 * ``/overlay/<game>/<part>``: one part of the screen (``board``, ``scores``, ``plays``,
-  ``rack``, ``clock``, ``summary``, ``standings``) on a transparent page, laid out at the
+  ``rack``, ``clock``, ``summary``, ``standings``, ``notices``: the director's notices to the
+  room, ``records.notices``) on a transparent page, laid out at the
   size the browser source gives it; ``/overlay/mesa/<n>/<part>`` follows the game table
   ``n`` plays now (``screens.table_game``), so a stream is set up once.
 * ``/emision/<game>`` and ``/emision/mesa/<n>``: the whole screen, minutes behind the room.
@@ -34,13 +35,14 @@ from rules_core.duplicate import DuplicateGame
 from rules_core.events import Event, GameError
 from rules_core.movegen import ScoredPlay, generate_plays
 
+from ..records.notices import notices_of
 from ..services.games import Game
 from ..services.shared import services
 from .display import clock_state, game_record, render_screen, screen_state
 
 bp = Blueprint("overlay", __name__)
 
-PARTS: Final = ("board", "scores", "plays", "rack", "clock", "summary", "standings")
+PARTS: Final = ("board", "scores", "plays", "rack", "clock", "summary", "standings", "notices")
 MAX_DELAY_MINUTES: Final = 180.0
 ANALYSIS_PLAYS: Final = 5
 BROADCAST_DELAY_MINUTES: Final = 5.0  # the default of ``BROADCAST_DELAY_MINUTES``
@@ -154,6 +156,7 @@ def delayed_message(game_id: str, minutes: float, now: datetime) -> dict[str, An
     shown = [e for i, e in enumerate(events) if i == 0 or e.at <= cutoff]
     state, game, analysed = _state_at(game_id, mode, shown)
     message = {"version": len(shown), "clock": clock_state(game, cutoff), "camera": None, "state": state,
+               "notices": notices_of().json(),  # the room's notices now: they tell no player anything
                "delay": _minutes_text(minutes) if minutes > 0 else None}  # fmt: skip
     if minutes > 0 and minutes >= _config_minutes("BROADCAST_DELAY_MINUTES", BROADCAST_DELAY_MINUTES):
         message["analysis"] = analysed  # a rack's best plays, only as far behind as the broadcast

@@ -18,10 +18,13 @@ from flask import Blueprint, abort, render_template
 from werkzeug.wrappers import Response
 
 from rules_core.duplicate import NO_SLIP, DuplicateGame, Round, rack_labels
-from rules_core.results_csv import round_results_table, standings_table
+from rules_core.results_csv import round_results_table
 
 from ..records.exports import table_download
+from ..records.federation import game_standings_table
+from ..records.players import players_of
 from ..records.timezone import local_now
+from ..records.tournaments import tournaments_of
 from ..services.shared import services
 from .classic_results import classic_page
 from .display import game_record
@@ -174,18 +177,22 @@ def rounds_file(game_id: str, kind: str) -> Response:
 
 @bp.get("/<game_id>/clasificacion.<any(csv, xlsx):kind>")
 def standings_file(game_id: str, kind: str) -> Response:
+    """The standings as the federation takes them (``federation.game_standings_table``)."""
     record, live = _with_game(game_id)
     with services().games.reading(game_id):
-        table = standings_table(live)
+        table = game_standings_table(live, players_of(live.events))
     return table_download(record, "clasificacion", table, kind)
 
 
 @bp.get("/<game_id>/imprimir")
 def printable(game_id: str) -> str:
+    """The sheet to print and sign: masters, points per round, total, % and the D.III.28 tie-breaks, the
+    arbiters (the tournament's, when the game is part of one) and a place for each signature."""
     record, live = _with_game(game_id)
     with services().games.reading(game_id):
         context = standings_context(live)
         rounds = announced(live)
+        listed = {p.id: p for p in players_of(live.events)}
         grid = []
         for s in live.standings():
             cells = []
@@ -193,5 +200,11 @@ def printable(game_id: str) -> str:
                 result = r.results.get(s.player, NO_SLIP)
                 cells.append({"score": result.score, "bonus": live.bonuses(r).get(s.player, 0),
                               "top": result.score == r.master_score and r.master_score > 0})  # fmt: skip
-            grid.append({"rank": s.rank, "name": s.name, "total": s.total, "cells": cells})
-    return render_template("results/print.html", game=record, grid=grid, printed=local_now(), **context)
+            row = listed.get(s.player)
+            grid.append({"rank": s.rank, "name": s.name, "club": row.club if row else "", "total": s.total,
+                         "percent": 100 * s.total / live.master_total if live.master_total else 0.0,
+                         "matched": s.masters_matched, "solos": s.solo_tops, "deficit": s.max_deficit, "cells": cells})  # fmt: skip
+    found = tournaments_of().of_game(game_id)
+    arbiters = tournaments_of().get(found[0]).arbiters if found else ()
+    return render_template("results/print.html", game=record, grid=grid, printed=local_now(), arbiters=arbiters,
+                           **context)  # fmt: skip

@@ -22,6 +22,7 @@
 
   var state = null;
   var clock = { state: "none" };
+  var notices = [];  // the director's notices to the room, as the last message gave them
   var clockAt = performance.now();
   var showing = "board";  // or "summary"
   var page = 0;
@@ -219,12 +220,29 @@
 
   function fitSide() { F.shrink($("side"), function () { F.fitWidth($("master-play")); }); }
 
+  /* The director's notices (records.notices): a band above the screen that the grid makes room
+     for (body.with-notices), so it covers nothing; its texts shrink until they fit the band. */
+  function renderNotices(list) {
+    var band = $("notices");
+    var key = list.map(function (n) { return n.id; }).join(",");
+    document.body.classList.toggle("with-notices", list.length > 0);
+    band.hidden = list.length === 0;
+    if (band.dataset.key !== key) {
+      band.dataset.key = key;
+      band.textContent = "";
+      list.forEach(function (n) { band.appendChild(B.el("span", "notice", n.text)); });
+    }
+    if (list.length) { F.shrink(band); }
+  }
+
   function apply(message) {
     var before = state;
     state = message.state;
     clock = message.clock;
     clockAt = performance.now();
     document.body.className = "screen" + (view === "overlay" ? " overlay part-" + part : "") + " mode-" + state.mode + " phase-" + state.phase;
+    notices = message.notices || [];
+    renderNotices(notices);
     setText("game-name", state.name + (message.delay ? " · " + fmt(T.delayed, { n: message.delay }) : ""));
     var cameraDown = Boolean(message.camera && !message.camera.signal);  // never a possibly stale board
     $("camera-down").hidden = !cameraDown;
@@ -267,7 +285,7 @@
       turner = setInterval(turn, alternate);
     }
   });
-  window.addEventListener("resize", function () { layoutSummary(); fitSide(); });
+  window.addEventListener("resize", function () { renderNotices(notices); layoutSummary(); fitSide(); });
   if (root.dataset.poll) {
     poll(root.dataset.poll);
   } else {

@@ -11,12 +11,13 @@ concern, each adding its routes to the one blueprint (``common.bp``):
   replacing a stored slip shows it and needs a reason;
 * ``rounds``: the master published among the top plays (D.III.15-17), a wrong master
   annulled after confirming whose scores change (D.III.29), the game ended (D.III.22);
-* ``classic``: plays, challenges, passes, exchanges (C.25-C.45).
+* ``classic``: plays, challenges, passes, exchanges (C.25-C.45);
+* ``notices``: the director's notices to the room's screens and the stream.
 
 Every view needs an arbiter session; every POST the CSRF token (``auth``).
 """
 
-from . import classic, console, games, rounds, slips  # noqa: F401  (each adds its routes to ``bp``)
+from . import classic, console, games, notices, rounds, slips  # noqa: F401  (each adds its routes to ``bp``)
 from .common import bp
 
 __all__ = ["bp"]

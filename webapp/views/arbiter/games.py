@@ -4,6 +4,7 @@ list shown first as a preview), classic top tables."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from typing import Any
 
 from flask import flash, redirect, render_template, request, url_for
@@ -15,6 +16,9 @@ from rules_core.duplicate import NOTATIONS, DuplicateSettings
 from rules_core.events import Event, GameError
 from rules_core.player_list import MAX_NAME, MAX_PLAYERS, ListedPlayer, PlayerListError, parse_player_list
 
+from ...records.notices import MAX_NOTICES
+from ...records.notices import MAX_TEXT as MAX_NOTICE
+from ...records.notices import notices_of
 from ...services.shared import scan_service, services
 from ..auth import login_required
 from ..display import game_record
@@ -27,7 +31,8 @@ def index() -> str:
     games = list(reversed(services().games.store.games()))
     scans = scan_service()
     pending = {g.id: scans.pending_count(g.id) for g in games if g.mode == "duplicate"}
-    return render_template("arbiter/index.html", games=games, pending=pending, scanner_alerts=scans.problems())
+    return render_template("arbiter/index.html", games=games, pending=pending, scanner_alerts=scans.problems(),
+                           notices=notices_of().current(), notice_limits=(MAX_NOTICE, MAX_NOTICES))  # fmt: skip
 
 
 @bp.post("/duplicate")
@@ -37,26 +42,31 @@ def create_duplicate() -> Response | str:
     form = request.form
     name = form.get("name", "").strip()[:200] or _("Partida duplicada")
     try:
-        settings = DuplicateSettings(
-            rounds=number(form.get("rounds")) or None,
-            round_seconds=number(form.get("round_seconds")) or 180,
-            bonuses=form.get("bonuses") == "on",
-            tie_breaks=form.get("tie_breaks") == "on",
-            seed=number(form.get("seed")),
-            notations=("canonica", *(n for n in NOTATIONS[1:] if form.get(f"notation_{n}") == "on")),
-        )
+        settings = duplicate_settings(form)
         players = parse_player_list(form.get("players", ""))
     except PlayerListError as error:
-        return _players_preview([], error.problems, url_for("arbiter.create_duplicate"), name)
+        return players_preview([], error.problems, url_for("arbiter.create_duplicate"), name)
     except GameError as error:
         flash(str(error), "error")
         return redirect(url_for("arbiter.index"))
     if players and form.get("confirm") != list_token(form.get("players", "")):
-        return _players_preview(players, [], url_for("arbiter.create_duplicate"), name)
+        return players_preview(players, [], url_for("arbiter.create_duplicate"), name)
     game_id = services().games.create_duplicate(name, settings, actor=actor())
     added = sum(append(game_id, _player_event(p)) for p in players)
     flash(_("Partida creada con %(n)s jugadores.", n=added), "ok")
     return back(game_id)
+
+
+def duplicate_settings(form: Mapping[str, str]) -> DuplicateSettings:
+    """A duplicate game's settings from the console's form (GameError naming a bad one)."""
+    return DuplicateSettings(
+        rounds=number(form.get("rounds")) or None,
+        round_seconds=number(form.get("round_seconds")) or 180,
+        bonuses=form.get("bonuses") == "on",
+        tie_breaks=form.get("tie_breaks") == "on",
+        seed=number(form.get("seed")),
+        notations=("canonica", *(n for n in NOTATIONS[1:] if form.get(f"notation_{n}") == "on")),
+    )
 
 
 def list_token(text: str) -> str:
@@ -64,7 +74,7 @@ def list_token(text: str) -> str:
     return hashlib.sha256(text.replace("\r\n", "\n").encode()).hexdigest()[:16]
 
 
-def _players_preview(players: list[ListedPlayer], problems: list[str], action: str, title: str) -> str:
+def players_preview(players: list[ListedPlayer], problems: list[str], action: str, title: str) -> str:
     """The pasted list as it will be stored, or its problems; the form again to store it."""
     fields = [(k, v) for k, v in request.form.items(multi=True) if k not in ("csrf_token", "confirm")]
     return render_template("arbiter/players_preview.html", players=players, problems=problems, action=action,
@@ -83,7 +93,8 @@ def parse_players(text: str, first_table: int = 1) -> list[tuple[int, str]]:
 
 def _player_event(player: ListedPlayer) -> Event:
     data: dict[str, Any] = {"player": f"j{player.table}", "name": player.name, "table": player.table}
-    data.update({k: v for k, v in (("club", player.club), ("federation_id", player.federation_id)) if v})
+    data.update({k: v for k, v in (("club", player.club), ("federation_id", player.federation_id),
+                                   ("photo", player.photo)) if v})  # fmt: skip
     return Event("player_added", data, actor())
 
 
@@ -115,9 +126,9 @@ def add_players(game_id: str) -> Response | str:
     try:
         players = parse_player_list(request.form.get("players", ""), max(taken, default=0) + 1, taken)
     except PlayerListError as error:
-        return _players_preview([], error.problems, action, str(_("Añadir jugadores")))
+        return players_preview([], error.problems, action, str(_("Añadir jugadores")))
     if request.form.get("confirm") != list_token(request.form.get("players", "")):
-        return _players_preview(players, [], action, str(_("Añadir jugadores")))
+        return players_preview(players, [], action, str(_("Añadir jugadores")))
     added = sum(append(game_id, _player_event(p)) for p in players)
     flash(_("%(n)s jugadores añadidos.", n=added), "ok")
     return back(game_id)
