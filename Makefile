@@ -6,7 +6,7 @@ VENV := .venv
 PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 # the tile fonts the board classifier trained on since issue 20's seventh revision
-# (vision/board/render_designs.py FONT_FAMILIES): training only (`make train-packages`);
+# (vision/board/synthetic/render_designs.py FONT_FAMILIES): training only (`make train-packages`);
 # the renders of the tests and benchmarks draw the families of SYSTEM_PACKAGES
 TILE_FONT_PACKAGES := fonts-noto-core fonts-noto-extra fonts-paratype fonts-linuxlibertine fonts-sil-charis \
 	fonts-sil-gentium-basic fonts-roboto-slab fonts-cabin fonts-oxygen fonts-vollkorn fonts-adf-accanthis \

@@ -1,4 +1,4 @@
-"""Cell crops for the board classifier: from renders (``vision.board.render``) and real photos.
+"""Cell crops for the board classifier: from renders (``vision.board.synthetic.render``) and real photos.
 
 Real photos are the German set in ``$VEEDOR_SHARED/data/boards_de`` (test data, read
 in place, never copied). Whole games are kept apart (``TRAIN_GAMES`` for training,
@@ -25,13 +25,13 @@ import numpy as np
 from fontTools.ttLib import TTFont
 from numpy.typing import NDArray
 
-from vision.board import render as R
+from vision.board.synthetic import render as R
 from vision.board.cells import board_crops
 from vision.board.find import find_board
 from vision.board.geometry import GRID_CORNERS, SIZE, apply_homography
 from vision.board.labels import INDEX, class_of_truth
-from vision.board.render_random import FOREIGN_LETTERS, reshaped_letters
-from vision.board.render_scene import Scene
+from vision.board.synthetic.render_random import FOREIGN_LETTERS, reshaped_letters
+from vision.board.synthetic.render_scene import Scene
 
 from .fonts import Family
 

@@ -8,14 +8,23 @@ as ``NAME-1.png``, ``NAME-2.png``, ...
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 from PIL import Image, ImageDraw, ImageFont
 
-from vision.board.render_random import font_path
+from vision.board.synthetic.render_random import font_path
 
-if TYPE_CHECKING:
-    from .fonts import Family
+
+class Family(Protocol):
+    """What a row shows of a ``fonts.Family``."""
+
+    name: str
+    faces: list[str]
+    embolden: bool
+    condense: bool
+    design: str
+    cluster: str
+    part: str
 
 SAMPLE: Final = "AGMÑRSQ 8"
 ROW: Final = 34

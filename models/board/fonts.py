@@ -38,8 +38,9 @@ from typing import Final
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.board.render_designs import FONT_FAMILIES
+from vision.board.synthetic.render_designs import FONT_FAMILIES
 
+from .font_sheet import contact_sheet
 from .font_styles import capitals, cluster, same_design, style_features
 
 HERE: Final = Path(__file__).resolve().parent
@@ -290,8 +291,6 @@ def main() -> None:
     for (part, c), n in sorted(counts.items()):
         print(f"  {part:12} {c:10} {n}")
     if args.sheet:
-        from .font_sheet import contact_sheet
-
         contact_sheet(families, Path(args.sheet))
 
 

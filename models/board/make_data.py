@@ -15,8 +15,8 @@ import cv2
 import numpy as np
 
 from vision.board.labels import INDEX
-from vision.board.render_designs import families as part_families
-from vision.board.render_random import uninstalled_families
+from vision.board.synthetic.render_designs import families as part_families
+from vision.board.synthetic.render_random import uninstalled_families
 
 from . import data, fonts
 

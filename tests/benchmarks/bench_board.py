@@ -35,13 +35,13 @@ import numpy as np  # noqa: E402
 
 from models.board import data  # noqa: E402
 from rules_core.lexicon import load_lexicon  # noqa: E402
-from vision.board import render as R  # noqa: E402
+from vision.board.synthetic import render as R  # noqa: E402
 from vision.board.cells import board_crops  # noqa: E402
 from vision.board.classify import default_classifier  # noqa: E402
 from vision.board.find import find_board, refine_board  # noqa: E402
 from vision.board.labels import BLANK, CLASSES, COVERED, FOREIGN, SPANISH, is_tile  # noqa: E402
 from vision.board.reading import classify_board, read_board  # noqa: E402
-from vision.board.scenes import game_frames, solitaire_steps  # noqa: E402
+from vision.board.synthetic.scenes import game_frames, solitaire_steps  # noqa: E402
 from vision.board.tile_colour import blanks_of_tile_colour  # noqa: E402
 from vision.board.tracker import BoardTracker, TrackerSettings  # noqa: E402
 
@@ -146,7 +146,7 @@ def bench_designs(count: int, seed: int = 60606, part: str | None = None) -> dic
     the first twelve) or of one kept out (``heldout``), alternately: figures per design and per
     font family. ``part`` (``calibration``, ``development``, ``heldout``): every board in a family of that part
     instead."""
-    from vision.board.render_designs import BENCH_TRAIN_FAMILIES, DESIGNS, FONT_FAMILIES, SEEN_BY_COMMITTED, families
+    from vision.board.synthetic.render_designs import BENCH_TRAIN_FAMILIES, DESIGNS, FONT_FAMILIES, SEEN_BY_COMMITTED, families
 
     classifier = default_classifier()
     rng = np.random.default_rng(seed)
@@ -290,8 +290,8 @@ def main() -> None:
     args = parser.parse_args()
     cv2.setNumThreads(1)
     if args.designs_in:
-        from vision.board.render_designs import families
-        from vision.board.render_random import uninstalled_families
+        from vision.board.synthetic.render_designs import families
+        from vision.board.synthetic.render_random import uninstalled_families
 
         missing = uninstalled_families(families(args.designs_in))
         if missing:  # the renderer would set their tiles in DejaVu Sans and the figures would lie

@@ -20,7 +20,7 @@ import numpy as np
 
 from rules_core.alphabet import LETTERS
 
-from .geometry import SIZE
+from ..geometry import SIZE
 from .render_designs import FONT_FAMILIES, design_board_style, design_tile_style
 from .render_scene import BLANK_TILE, BoardStyle, Camera, Hand, Labels, Lighting, Scene, TileStyle, empty_labels
 
