@@ -14,8 +14,9 @@ shards; its check shards, the calibration families and the held-out games' photo
 each epoch) and keeps its whole state in ``--checkpoint`` (``training_run/checkpoint.pt``), saved
 every ``--save-every`` seconds, with its log (``training_run/train.log``) and each epoch's model
 (``training_run/board_cells.onnx``; the committed models are left alone). ``--resume`` goes on from
-the checkpoint with its own settings and data, as if it had not stopped; ``--stop-after S`` stops
-it, saved, after S seconds (a session's end). The log counts the CPU hours spent.
+the checkpoint with its own settings and data, as if it had not stopped; ``--grow`` adds, at each
+epoch's start, the shards rendered since (the cache may be built while the run trains); ``--stop-after
+S`` stops it, saved, after S seconds (a session's end). The log counts the CPU hours spent.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import copy
 import math
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -86,12 +88,21 @@ def split_crops(source: np.ndarray, rng: np.random.Generator,
 
 
 def main() -> None:
+    args = parse(sys.argv[1:])
+    checkpoint = Path(args.checkpoint) if args.checkpoint else None
+    out = Path(args.out or (checkpoint.parent / "board_cells.onnx" if args.cache and checkpoint else HERE / "board_cells.onnx"))
+    out.parent.mkdir(parents=True, exist_ok=True)  # before hours of training, not after
+    run(args, checkpoint, out)
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The run's settings; ``--resume``: the checkpoint's own, but for where and how fast it runs."""
     parser = argparse.ArgumentParser()
     parser.add_argument("data", nargs="*", help="crops from make_data (or --cache)")
     parser.add_argument("--cache", action="store_true", help="train on the crop cache's train shards, measure on its check shards "
                         "(crop_cache.py)")
     parser.add_argument("--resume", action="store_true", help="go on from --checkpoint with its settings and data")
-    parser.add_argument("--grow", action="store_true", help="with --resume --cache: add the train shards rendered since")
+    parser.add_argument("--grow", action="store_true", help="with --cache: at each epoch's start, add the train shards rendered since")
     parser.add_argument("--checkpoint", default="", help=f"the run's state, saved every --save-every seconds (--cache: {RUN / 'checkpoint.pt'})")
     parser.add_argument("--save-every", type=float, default=300.0)
     parser.add_argument("--stop-after", type=float, default=0.0, help="stop (state saved) after so many seconds; 0: at the end")
@@ -100,24 +111,24 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--epoch-size", type=int, default=0, help="crops drawn per epoch (default: the training set's size)")
     parser.add_argument("--real-weight", type=float, default=4.0, help="how much more often a real photo crop is drawn")
+    parser.add_argument("--real-share", type=float, default=0.0, help="with --cache: the share of draws that are real photo "
+                        "crops, instead of --real-weight (the same share while the cache grows)")
     parser.add_argument("--out", default="", help=f"the exported model (default {HERE / 'board_cells.onnx'}; --cache: "
                         f"{RUN / 'board_cells.onnx'}, the committed one untouched)")
     parser.add_argument("--seed", type=int, default=SEED, help="weights, draws and augmentation (another seed: a model trained apart)")
     parser.add_argument("--width", type=float, default=1.0, help="channels per layer, times the committed network's")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--device", default="cpu", help='"cuda" to train on a GPU')
-    args = parser.parse_args()
-    checkpoint = Path(args.checkpoint or (RUN / "checkpoint.pt" if args.cache else ""))
+    args = parser.parse_args(argv)
+    args.checkpoint = args.checkpoint or (str(RUN / "checkpoint.pt") if args.cache or args.resume else "")
     if args.resume:
-        if not checkpoint.is_file():
-            parser.error(f"no checkpoint to resume: {checkpoint}")
-        kept = {name: getattr(args, name) for name in ("threads", "device", "save_every", "stop_after", "grow")}
-        vars(args).update(settings_of(checkpoint), **kept, resume=True)
+        if not Path(args.checkpoint).is_file():
+            parser.error(f"no checkpoint to resume: {args.checkpoint}")
+        kept = {name: getattr(args, name) for name in ("checkpoint", "threads", "device", "save_every", "stop_after", "grow")}
+        vars(args).update(settings_of(Path(args.checkpoint)), **kept, resume=True)
     if not args.data and not args.cache:
         parser.error("crops to train on: DATA.npz ... or --cache")
-    out = Path(args.out or (checkpoint.parent / "board_cells.onnx" if args.cache else HERE / "board_cells.onnx"))
-    out.parent.mkdir(parents=True, exist_ok=True)  # before hours of training, not after
-    run(args, checkpoint if str(checkpoint) not in ("", ".") else None, out)
+    return args
 
 
 def run(args: argparse.Namespace, checkpoint: Path | None, out: Path) -> None:
@@ -131,8 +142,7 @@ def run(args: argparse.Namespace, checkpoint: Path | None, out: Path) -> None:
     data, checks = datasets(args, saved_data)
     x, y, source = load(data)
     if args.cache:
-        train, weights = np.arange(len(y)), np.where(source == 1, args.real_weight, 1.0)
-        weights = weights / weights.sum()
+        train, weights = np.arange(len(y)), draw_weights(source, args.real_weight, args.real_share)
         checks_xy = {Path(p).stem: load([p])[:2] for p in checks}
     else:
         train, val, weights = split_crops(source, np.random.default_rng(args.seed), args.real_weight)
@@ -145,9 +155,7 @@ def run(args: argparse.Namespace, checkpoint: Path | None, out: Path) -> None:
     state = RunState(settings, data, epoch_rng=np.random.default_rng(args.seed + 1).bit_generator.state)
     if args.resume and checkpoint:
         state = restore(checkpoint, model, optimiser, schedule, gen)
-        note(state, checkpoint, f"resumed at epoch {state.epoch + 1} step {state.step} ({len(data)} data files"
-             f"{', grown from ' + str(len(state.data)) if len(data) != len(state.data) else ''})")
-        state.data = data
+        note(state, checkpoint, f"resumed at epoch {state.epoch + 1} step {state.step} ({len(data)} data files)")
     note(state, checkpoint, f"{len(train)} train crops ({int((source[train] == 1).sum())} real), checks "
          + ", ".join(f"{k} {len(v[1])}" for k, v in checks_xy.items()))
     xt = torch.from_numpy(x).permute(0, 3, 1, 2).to(device)  # N x 3 x 40 x 40 uint8
@@ -170,6 +178,14 @@ def run(args: argparse.Namespace, checkpoint: Path | None, out: Path) -> None:
         return not stop
 
     while state.epoch < args.epochs:
+        grown = [str(s.path) for s in crop_cache.present("train") if str(s.path) not in state.data] if args.grow and state.step == 0 else []
+        if grown:  # at an epoch's start only: a resumed epoch draws from the data it began with
+            state.data += grown
+            x, y, source = load(state.data)
+            xt, yt = torch.from_numpy(x).permute(0, 3, 1, 2).to(device), torch.from_numpy(y).to(device)
+            train, weights = np.arange(len(y)), draw_weights(source, args.real_weight, args.real_share)
+            note(state, checkpoint, f"grown by {', '.join(Path(p).stem for p in grown)}: {len(train)} train crops "
+                 f"({int((source == 1).sum())} real)")
         rng = generator_at(state.epoch_rng)
         picks = rng.choice(train, size=steps_per_epoch * args.batch, p=weights)
         model.train()
@@ -187,12 +203,22 @@ def run(args: argparse.Namespace, checkpoint: Path | None, out: Path) -> None:
     note(state, checkpoint, f"exported {out}")
 
 
+def draw_weights(source: np.ndarray, real_weight: float, real_share: float = 0.0) -> np.ndarray:
+    """Each crop's drawing probability: a real photo's (``source == 1``) ``real_weight`` times a render's,
+    or, with ``real_share``, the real photos together that share of the draws (whatever the renders' number)."""
+    real = source == 1
+    if real_share and real.any() and (~real).any():
+        return np.where(real, real_share / real.sum(), (1 - real_share) / (~real).sum())
+    weights = np.where(real, real_weight, 1.0)
+    return weights / weights.sum()
+
+
 def settings_of_data(checkpoint: Path) -> list[str]:
     return list(torch.load(checkpoint, weights_only=False)["run"]["data"])
 
 
 def datasets(args: argparse.Namespace, saved: list[str] | None) -> tuple[list[str], list[str]]:
-    """The crop files to train on and (--cache) the check files: a resumed run's own, grown on request."""
+    """The crop files to train on (a resumed run's own) and, with --cache, the check files."""
     if not args.cache:
         return list(saved or args.data), []
     present = [str(s.path) for s in crop_cache.present("train")]
@@ -201,8 +227,6 @@ def datasets(args: argparse.Namespace, saved: list[str] | None) -> tuple[list[st
     if missing:
         raise SystemExit(f"crop shards missing: {', '.join(Path(p).stem for p in missing)} "
                          "(python -m models.board.crop_cache build renders them again, the same crops)")
-    if args.grow:
-        data += [p for p in present if p not in data]
     return data, [str(s.path) for s in crop_cache.present("check")]
 
 
