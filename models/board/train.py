@@ -156,6 +156,7 @@ def run(args: argparse.Namespace, checkpoint: Path | None, out: Path) -> None:
     if args.resume and checkpoint:
         state = restore(checkpoint, model, optimiser, schedule, gen)
         note(state, checkpoint, f"resumed at epoch {state.epoch + 1} step {state.step} ({len(data)} data files)")
+        state.data = data  # where this machine keeps them
     note(state, checkpoint, f"{len(train)} train crops ({int((source[train] == 1).sum())} real), checks "
          + ", ".join(f"{k} {len(v[1])}" for k, v in checks_xy.items()))
     xt = torch.from_numpy(x).permute(0, 3, 1, 2).to(device)  # N x 3 x 40 x 40 uint8
@@ -222,7 +223,8 @@ def datasets(args: argparse.Namespace, saved: list[str] | None) -> tuple[list[st
     if not args.cache:
         return list(saved or args.data), []
     present = [str(s.path) for s in crop_cache.present("train")]
-    data = list(saved) if saved is not None else present
+    # a saved shard is looked for in this machine's cache when it is not where it was rendered
+    data = [p if Path(p).is_file() else str(crop_cache.CACHE / Path(p).name) for p in saved] if saved is not None else present
     missing = [p for p in data if not Path(p).is_file()]
     if missing:
         raise SystemExit(f"crop shards missing: {', '.join(Path(p).stem for p in missing)} "
