@@ -6,7 +6,7 @@ VENV := .venv
 PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 # the tile fonts the board classifier trained on since issue 20's seventh revision
-# (vision/board/render_designs.py FONT_FAMILIES): training only (`make train-packages`);
+# (vision/board/synthetic/render_designs.py FONT_FAMILIES): training only (`make train-packages`);
 # the renders of the tests and benchmarks draw the families of SYSTEM_PACKAGES
 TILE_FONT_PACKAGES := fonts-noto-core fonts-noto-extra fonts-paratype fonts-linuxlibertine fonts-sil-charis \
 	fonts-sil-gentium-basic fonts-roboto-slab fonts-cabin fonts-oxygen fonts-vollkorn fonts-adf-accanthis \
@@ -17,6 +17,17 @@ TILE_FONT_PACKAGES := fonts-noto-core fonts-noto-extra fonts-paratype fonts-linu
 	fonts-junicode fonts-gfs-didot fonts-bebas-neue fonts-linex
 # the serif families candidate models are chosen on (FONT_FAMILIES' development part), never trained on
 DEVELOPMENT_FONT_PACKAGES := fonts-oldstandard fonts-averia-serif-gwf fonts-quattrocento fonts-arapey
+# more Latin families for the font catalogue (issue 69: models/board/fonts.py checks their glyphs and
+# splits them whole into train, calibration and kept-out; the same list as fonts.PACKAGES)
+MORE_TILE_FONT_PACKAGES := fonts-adf-mekanus fonts-allerta fonts-apropal fonts-arkpandora fonts-averia-sans-gwf \
+	fonts-babelstone-modern fonts-bajaderka fonts-beteckna fonts-comfortaa fonts-compagnon fonts-courier-prime fonts-dustin \
+	fonts-ebgaramond fonts-engadget fonts-eurofurence fonts-ferrite-core fonts-go fonts-goudybookletter fonts-junction \
+	fonts-karla fonts-karmilla fonts-lindenhill fonts-lmodern fonts-manrope fonts-millimetre fonts-national-park fonts-ocr-b \
+	fonts-okolaks fonts-opendin fonts-opendyslexic fonts-osifont fonts-prociono fonts-radisnoir fonts-roadgeek \
+	fonts-routed-gothic fonts-sil-doulos fonts-sil-gentium fonts-sora fonts-stick fonts-tiresias fonts-georgewilliams \
+	fonts-levien-museum fonts-johnsmith-induni fonts-essays1743 fonts-elstob fonts-texgyre fonts-jetbrains-mono \
+	fonts-gfs-neohellenic fonts-gfs-bodoni-classic fonts-staypuft fonts-summersby fonts-lyx fonts-le-murmure \
+	fonts-solide-mirage fonts-hack fonts-inconsolata fonts-wine fonts-cherrybomb
 SYSTEM_PACKAGES := python3 python3-venv python3-dev gcc \
 	fonts-dejavu-core fonts-urw-base35 fonts-freefont-ttf fonts-liberation \
 	fonts-comic-neue fonts-dkg-handwriting fonts-breip fonts-sjfonts fonts-kristi fonts-tlwg-purisa-otf \
@@ -66,7 +77,7 @@ $(INSTALLED): pyproject.toml rules_core/_movegen.c | system-packages
 system-packages: PACKAGES = $(SYSTEM_PACKAGES)
 test-packages: PACKAGES = $(TEST_PACKAGES)
 bench-packages: PACKAGES = $(BENCH_PACKAGES)
-train-packages: PACKAGES = $(TILE_FONT_PACKAGES) $(DEVELOPMENT_FONT_PACKAGES)
+train-packages: PACKAGES = $(TILE_FONT_PACKAGES) $(DEVELOPMENT_FONT_PACKAGES) $(MORE_TILE_FONT_PACKAGES)
 system-packages test-packages bench-packages train-packages:
 	@missing=""; \
 	for package in $(PACKAGES); do \

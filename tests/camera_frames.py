@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 
 from rules_core.alphabet import tile_from_label
-from vision.board import render as R
+from vision.board.synthetic import render as R
 
 CASA = {(7, 7 + i): tile_from_label(letter) for i, letter in enumerate("CASA")}
 

@@ -136,6 +136,24 @@ def test_imports_only_look_down() -> None:
     assert against == []
 
 
+SYNTHETIC: Final = "vision.board.synthetic"  # rendered boards: training data, test frames, the demo
+
+
+def test_the_reading_path_never_imports_the_synthetic_boards() -> None:
+    """Renderers make training data and demos (issue 69): no module of rules_core, hardware or vision
+    outside ``vision.board.synthetic`` imports it, nor any of the web app but its demo table and CLI
+    (the models' training scripts may)."""
+    allowed = (SYNTHETIC, "models.", "webapp.services.demo.", "webapp.cli")
+    against = [
+        f"{module} -> {target}"
+        for module, targets in _graph().items()
+        if not module.startswith(allowed)
+        for target in targets
+        if target == SYNTHETIC or target.startswith(SYNTHETIC + ".")
+    ]
+    assert against == [] and any(m.startswith(SYNTHETIC + ".") for m in MODULES)
+
+
 TEST_MODULES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("*.py"))
 
 

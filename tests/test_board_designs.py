@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from vision.board import find
-from vision.board import render as R
+from vision.board.synthetic import render as R
 from vision.board.cells import NOISY, board_crops, normalise_board, pixel_noise, smoothed_when_noisy, warp_board
 from vision.board.classify import default_classifier
 from vision.board.find import find_board, refine_board, work_frame
@@ -19,7 +19,7 @@ from vision.board.labels import BLANK, EMPTY, FOREIGN, is_tile
 from vision.board.line_families import frame_segments, line_quad
 from vision.board.outline import detail_mask, outline_quads
 from vision.board.reading import read_board
-from vision.board.render_designs import (
+from vision.board.synthetic.render_designs import (
     BENCH_TRAIN_FAMILIES,
     DESIGNS,
     FONT_FAMILIES,

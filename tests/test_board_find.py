@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import SHARED
-from vision.board import render as R
+from vision.board.synthetic import render as R
 from vision.board.classify import default_classifier
 from vision.board.find import BoardFind, find_board, grid_shift, refine_board
 from vision.board.geometry import image_corners, quarter_turn_matrix, rotate_board_frame

@@ -11,8 +11,8 @@ import pytest
 from hardware.camera import Frame
 from rules_core.alphabet import as_blank, tile_from_label
 from rules_core.lexicon import Lexicon
-from vision.board import render as R
-from vision.board.scenes import game_frames
+from vision.board.synthetic import render as R
+from vision.board.synthetic.scenes import game_frames
 from vision.board.tracker import BoardTracker, Report, TrackerSettings
 
 from .camera_frames import board_image

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from models.board import data, make_data
-from vision.board import render as R
-from vision.board import render_random
+from vision.board.synthetic import render as R
+from vision.board.synthetic import render_random
 from vision.board.labels import BLANK, CLASSES, EMPTY
-from vision.board.render_designs import FONT_FAMILIES, family_of
-from vision.board.render_tiles import reshape_glyph, tile_face
+from vision.board.synthetic.render_designs import FONT_FAMILIES, family_of
+from vision.board.synthetic.render_tiles import reshape_glyph, tile_face
 
 
 def _labels(blanks: float | None, seed: int = 3) -> set[str]:

@@ -26,7 +26,7 @@ from rules_core.duplicate import DuplicateSettings
 from rules_core.events import Event
 from rules_core.lexicon import Lexicon
 from tests.conftest import FILE2017, REPO
-from vision.board import render as R
+from vision.board.synthetic import render as R
 from webapp.cli import main
 from webapp.services.accounts import Accounts
 from webapp.services.games import GameService

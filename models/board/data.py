@@ -1,4 +1,4 @@
-"""Cell crops for the board classifier: from renders (``vision.board.render``) and real photos.
+"""Cell crops for the board classifier: from renders (``vision.board.synthetic.render``) and real photos.
 
 Real photos are the German set in ``$VEEDOR_SHARED/data/boards_de`` (test data, read
 in place, never copied). Whole games are kept apart (``TRAIN_GAMES`` for training,
@@ -12,6 +12,7 @@ as the board finder leaves it.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Iterator
@@ -21,14 +22,18 @@ from typing import Final
 
 import cv2
 import numpy as np
+from fontTools.ttLib import TTFont
 from numpy.typing import NDArray
 
-from vision.board import render as R
+from vision.board.synthetic import render as R
 from vision.board.cells import board_crops
 from vision.board.find import find_board
 from vision.board.geometry import GRID_CORNERS, SIZE, apply_homography
 from vision.board.labels import INDEX, class_of_truth
-from vision.board.render_random import reshaped_letters
+from vision.board.synthetic.render_random import FOREIGN_LETTERS, reshaped_letters
+from vision.board.synthetic.render_scene import Scene
+
+from .fonts import Family
 
 REPO: Final = Path(__file__).resolve().parents[2]
 SHARED: Final = Path(os.environ.get("VEEDOR_SHARED", REPO.parent / "shared"))
@@ -98,6 +103,51 @@ def render_samples(
     scene = R.random_scene(rng, cells, split=split, width=width, height=height, hands=hands, design=design, family=family)
     if reshaped and rng.random() < reshaped:  # no draw without: earlier commands make the same crops
         scene = replace(scene, tiles=reshaped_letters(rng, scene.tiles))
+    frame = R.render(scene)
+    crops = board_crops(frame.image, jittered(frame.image_from_board, rng, 0.05))
+    labels = np.array([INDEX[name] for row in frame.labels for name in row], np.int64)
+    keep = (labels != INDEX["."]) | (rng.random(len(labels)) < keep_empty)
+    keep[7 * SIZE + 7] = True
+    return crops[keep], labels[keep]
+
+
+def catalogue_scene(rng: np.random.Generator, designs: dict[str, list[Family]], board_designs: tuple[str, ...],
+                    cells: R.Labels | None, split: str, hands: int | None, width: int, height: int) -> Scene:
+    """A scene whose tiles are set in a face of the font catalogue (``fonts.json``): a design drawn
+    evenly, a family of it, one of its faces; a family without a bold face drawn 0.4-1.2 px bolder a
+    side, one without a narrow face drawn 0.8-0.95 times as wide in a third of its scenes; foreign
+    letters the face lacks replaced by ones it has (the renderer would draw its missing-glyph box)."""
+    names = tuple(designs)
+    members = designs[names[int(rng.integers(len(names)))]]
+    family = members[int(rng.integers(len(members)))]
+    face = family.faces[int(rng.integers(len(family.faces)))]
+    design = str(rng.choice(board_designs))
+    scene = R.random_scene(rng, cells, split=split, width=width, height=height, hands=hands, design=design, fonts=(face,))
+    weight = float(rng.uniform(0.4, 1.2)) if family.embolden else 0.0
+    stretch = float(rng.uniform(0.8, 0.95)) if family.condense and rng.random() < 1 / 3 else 1.0
+    tiles = replace(scene.tiles, weight=weight, stretch=stretch)
+    missing = set(FOREIGN_LETTERS) - drawn_letters(face)
+    if not missing:
+        return replace(scene, tiles=tiles)
+    others = sorted(set(FOREIGN_LETTERS) - missing) or ["K", "W"]
+    grid = [[str(rng.choice(others)) if text in missing else text for text in row] for row in scene.cells]
+    return replace(scene, tiles=tiles, cells=grid)
+
+
+@functools.lru_cache(maxsize=1024)
+def drawn_letters(path: str) -> frozenset[str]:
+    """The ``FOREIGN_LETTERS`` a font file has a glyph for."""
+    cmap = TTFont(path, lazy=True, fontNumber=0).getBestCmap() or {}
+    return frozenset(ch for ch in FOREIGN_LETTERS if ord(ch) in cmap)
+
+
+def catalogue_samples(rng: np.random.Generator, designs: dict[str, list[Family]], board_designs: tuple[str, ...], keep_empty: float,
+                      foreign: float | None = None, blanks: float | None = None, hands: int | None = None,
+                      width: int = 1280, height: int = 720) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
+    """Crops and labels of one scene of ``catalogue_scene`` (empties kept as in ``render_samples``)."""
+    shares = {name: share for name, share in (("foreign", foreign), ("blanks", blanks)) if share is not None}
+    cells = R.random_cells(rng, **shares) if shares else None
+    scene = catalogue_scene(rng, designs, board_designs, cells, "train", hands, width, height)
     frame = R.render(scene)
     crops = board_crops(frame.image, jittered(frame.image_from_board, rng, 0.05))
     labels = np.array([INDEX[name] for row in frame.labels for name in row], np.int64)

@@ -1,7 +1,9 @@
 """Build the training crops: ``python -m models.board.make_data OUT.npz --scenes N --seed S``.
 
 Writes ``x`` (N x 40 x 40 x 3 uint8, normalised BGR crops), ``y`` (class indices) and
-``source`` (0 render, 1 real photo). Real crops come only from ``data.TRAIN_GAMES``.
+``source`` (0 render, 1 real photo). Real crops come from ``data.TRAIN_GAMES`` (``--games heldout``: the
+held-out games, for checking a training run, never for training). ``--catalogue PART`` sets the tiles in
+the families of the font catalogue (``fonts.json``, issue 69) instead of ``render_designs.FONT_FAMILIES``.
 """
 
 from __future__ import annotations
@@ -13,10 +15,12 @@ import cv2
 import numpy as np
 
 from vision.board.labels import INDEX
-from vision.board.render_designs import families as part_families
-from vision.board.render_random import uninstalled_families
+from vision.board.synthetic.render_designs import families as part_families
+from vision.board.synthetic.render_random import uninstalled_families
 
-from . import data
+from . import data, fonts
+
+CATALOGUE_DESIGNS = ("green", "beige", "black", "random")  # render_designs.TRAIN_DESIGNS and random palettes
 
 
 def main() -> None:
@@ -35,6 +39,10 @@ def main() -> None:
     parser.add_argument("--designs", default="", help='board designs drawn from, comma-separated (e.g. "green,beige,black"; default: the green board alone)')
     parser.add_argument("--families", default="", help="with --designs: the tiles' font family drawn from these train families, "
                         "comma-separated (default: any of the split's part)")
+    parser.add_argument("--catalogue", default="", help='tiles set in the font catalogue\'s families of this part ("train" or '
+                        '"calibration"; models/board/fonts.json), on boards of --designs (default: green, beige, black and random)')
+    parser.add_argument("--games", default="train", help='whose photos: "train" (data.TRAIN_GAMES) or "heldout" (data.HELDOUT_GAMES, '
+                        'for checking only)')
     parser.add_argument("--reshaped", type=float, default=0.0, help="share of scenes whose letters are bolder or thinner, wider or "
                         "narrower, slanted (render_random.reshaped_letters)")
     args = parser.parse_args()
@@ -44,7 +52,11 @@ def main() -> None:
         parser.error("--families needs --designs")
     if not set(families) <= set(train_families):
         parser.error(f"not train font families: {', '.join(sorted(set(families) - set(train_families)))}")
-    missing = uninstalled_families(families or train_families) if designs else []
+    catalogue = fonts.designs_of(fonts.load(), args.catalogue) if args.catalogue else {}
+    if args.catalogue and (args.catalogue not in ("train", "calibration") or families):
+        parser.error("--catalogue takes train or calibration, without --families")
+    missing = uninstalled_families(families or train_families) if designs and not catalogue else []
+    missing += fonts.uninstalled([f for members in catalogue.values() for f in members])
     if missing:  # their tiles would be set in DejaVu Sans: crops of one family where many were meant
         parser.error(f"fonts not installed for: {', '.join(missing)} (`make train-packages` installs them)")
     cv2.setNumThreads(1)
@@ -52,7 +64,7 @@ def main() -> None:
     xs, ys, src = [], [], []
     start = time.time()
     if not args.no_photos:
-        for photo in data.photos(data.TRAIN_GAMES):
+        for photo in data.photos(data.HELDOUT_GAMES if args.games == "heldout" else data.TRAIN_GAMES):
             sample = data.photo_samples(photo)
             if sample is None:
                 print("board not found:", photo.path, flush=True)
@@ -64,8 +76,12 @@ def main() -> None:
         print(f"photos: {sum(len(y) for y in ys)} crops, {time.time() - start:.0f}s", flush=True)
     for i in range(args.scenes):
         hands = None if args.max_hands is None else int(rng.integers(0, args.max_hands + 1))
-        x, y = data.render_samples(rng, args.split, args.keep_empty, hands=hands, foreign=args.foreign, designs=designs, blanks=args.blanks,
-                                   families=families, reshaped=args.reshaped)
+        if catalogue:
+            x, y = data.catalogue_samples(rng, catalogue, designs or CATALOGUE_DESIGNS, args.keep_empty, foreign=args.foreign,
+                                          blanks=args.blanks, hands=hands)
+        else:
+            x, y = data.render_samples(rng, args.split, args.keep_empty, hands=hands, foreign=args.foreign, designs=designs,
+                                       blanks=args.blanks, families=families, reshaped=args.reshaped)
         xs.append(x); ys.append(y); src.append(np.zeros(len(y), np.int8))
         if i % 100 == 0:
             print(f"scene {i}: {sum(len(y) for y in ys)} crops, {time.time() - start:.0f}s", flush=True)

@@ -8,6 +8,15 @@ render crops. On-the-fly augmentation: shift, turn and scale (a finder's error,
 tiles off-centre), per-channel gain and offset (light), blur and noise. Writes
 ``models/board/board_cells.onnx`` (via ``export``), ``labels.json`` and a log of
 the epochs.
+
+A long run on the CPU (issue 69) trains on the crop cache (``--cache``: ``crop_cache.py``'s train
+shards; its check shards, the calibration families and the held-out games' photos, measured after
+each epoch) and keeps its whole state in ``--checkpoint`` (``training_run/checkpoint.pt``), saved
+every ``--save-every`` seconds, with its log (``training_run/train.log``) and each epoch's model
+(``training_run/board_cells.onnx``; the committed models are left alone). ``--resume`` goes on from
+the checkpoint with its own settings and data, as if it had not stopped; ``--grow`` adds, at each
+epoch's start, the shards rendered since (the cache may be built while the run trains); ``--stop-after
+S`` stops it, saved, after S seconds (a session's end). The log counts the CPU hours spent.
 """
 
 from __future__ import annotations
@@ -15,17 +24,25 @@ from __future__ import annotations
 import argparse
 import copy
 import math
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
+from rules_core.alphabet import LETTERS
+from vision.board.labels import INDEX
+
+from . import crop_cache
+from .checkpoint import RunState, generator_at, restore, save, settings_of
 from .export import export
 from .net import CellNet
 
 HERE = Path(__file__).resolve().parent
+RUN = HERE / "training_run"  # the cache run's checkpoint, log and candidate model (issue 69)
 SEED = 2017
 
 
@@ -71,51 +88,175 @@ def split_crops(source: np.ndarray, rng: np.random.Generator,
 
 
 def main() -> None:
+    args = parse(sys.argv[1:])
+    checkpoint = Path(args.checkpoint) if args.checkpoint else None
+    out = Path(args.out or (checkpoint.parent / "board_cells.onnx" if args.cache and checkpoint else HERE / "board_cells.onnx"))
+    out.parent.mkdir(parents=True, exist_ok=True)  # before hours of training, not after
+    run(args, checkpoint, out)
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The run's settings; ``--resume``: the checkpoint's own, but for where and how fast it runs."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("data", nargs="+")
+    parser.add_argument("data", nargs="*", help="crops from make_data (or --cache)")
+    parser.add_argument("--cache", action="store_true", help="train on the crop cache's train shards, measure on its check shards "
+                        "(crop_cache.py)")
+    parser.add_argument("--resume", action="store_true", help="go on from --checkpoint with its settings and data")
+    parser.add_argument("--grow", action="store_true", help="with --cache: at each epoch's start, add the train shards rendered since")
+    parser.add_argument("--checkpoint", default="", help=f"the run's state, saved every --save-every seconds (--cache: {RUN / 'checkpoint.pt'})")
+    parser.add_argument("--save-every", type=float, default=300.0)
+    parser.add_argument("--stop-after", type=float, default=0.0, help="stop (state saved) after so many seconds; 0: at the end")
     parser.add_argument("--epochs", type=int, default=14)
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--epoch-size", type=int, default=0, help="crops drawn per epoch (default: the training set's size)")
     parser.add_argument("--real-weight", type=float, default=4.0, help="how much more often a real photo crop is drawn")
-    parser.add_argument("--out", default=str(HERE / "board_cells.onnx"))
+    parser.add_argument("--real-share", type=float, default=0.0, help="with --cache: the share of draws that are real photo "
+                        "crops, instead of --real-weight (the same share while the cache grows)")
+    parser.add_argument("--out", default="", help=f"the exported model (default {HERE / 'board_cells.onnx'}; --cache: "
+                        f"{RUN / 'board_cells.onnx'}, the committed one untouched)")
     parser.add_argument("--seed", type=int, default=SEED, help="weights, draws and augmentation (another seed: a model trained apart)")
     parser.add_argument("--width", type=float, default=1.0, help="channels per layer, times the committed network's")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--device", default="cpu", help='"cuda" to train on a GPU')
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    args.checkpoint = args.checkpoint or (str(RUN / "checkpoint.pt") if args.cache or args.resume else "")
+    if args.resume:
+        if not Path(args.checkpoint).is_file():
+            parser.error(f"no checkpoint to resume: {args.checkpoint}")
+        kept = {name: getattr(args, name) for name in ("checkpoint", "threads", "device", "save_every", "stop_after", "grow")}
+        vars(args).update(settings_of(Path(args.checkpoint)), **kept, resume=True)
+    if not args.data and not args.cache:
+        parser.error("crops to train on: DATA.npz ... or --cache")
+    return args
+
+
+def run(args: argparse.Namespace, checkpoint: Path | None, out: Path) -> None:
+    """Train (or go on training) as ``args`` say, the state saved to ``checkpoint`` now and then."""
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
     device = torch.device(args.device)
     torch.backends.cudnn.benchmark = device.type == "cuda"
     gen = torch.Generator(device=device).manual_seed(args.seed)
-    x, y, source = load(args.data)
-    train, val, weights = split_crops(source, rng, args.real_weight)
-    print(f"{len(train)} train crops ({int((source[train] == 1).sum())} real), {len(val)} validation", flush=True)
+    saved_data = settings_of_data(checkpoint) if args.resume and checkpoint else None
+    data, checks = datasets(args, saved_data)
+    x, y, source = load(data)
+    if args.cache:
+        train, weights = np.arange(len(y)), draw_weights(source, args.real_weight, args.real_share)
+        checks_xy = {Path(p).stem: load([p])[:2] for p in checks}
+    else:
+        train, val, weights = split_crops(source, np.random.default_rng(args.seed), args.real_weight)
+        checks_xy = {"val": (x[val], y[val])}
     model = CellNet(width=args.width).to(device)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps_per_epoch = (args.epoch_size or len(train)) // args.batch
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.epochs * steps_per_epoch)
+    settings = {k: v for k, v in vars(args).items() if k not in ("resume", "grow", "threads", "device", "save_every", "stop_after")}
+    state = RunState(settings, data, epoch_rng=np.random.default_rng(args.seed + 1).bit_generator.state)
+    if args.resume and checkpoint:
+        state = restore(checkpoint, model, optimiser, schedule, gen)
+        note(state, checkpoint, f"resumed at epoch {state.epoch + 1} step {state.step} ({len(data)} data files)")
+        state.data = data  # where this machine keeps them
+    note(state, checkpoint, f"{len(train)} train crops ({int((source[train] == 1).sum())} real), checks "
+         + ", ".join(f"{k} {len(v[1])}" for k, v in checks_xy.items()))
     xt = torch.from_numpy(x).permute(0, 3, 1, 2).to(device)  # N x 3 x 40 x 40 uint8
     yt = torch.from_numpy(y).to(device)
-    start = time.time()
-    for epoch in range(args.epochs):
-        model.train()
+    started = time.time()
+    clock = {"cpu": time.process_time(), "saved": time.time()}
+
+    def checkpoint_now() -> None:
+        state.cpu_seconds += time.process_time() - clock["cpu"]
+        clock["cpu"], clock["saved"] = time.process_time(), time.time()
+        if checkpoint:
+            save(checkpoint, state, model, optimiser, schedule, gen)
+
+    def keep(step: int) -> bool:
+        """Save now and then; False when the run must stop (state saved)."""
+        state.step = step
+        stop = bool(args.stop_after) and time.time() - started >= args.stop_after
+        if stop or time.time() - clock["saved"] >= args.save_every:
+            checkpoint_now()
+        return not stop
+
+    while state.epoch < args.epochs:
+        grown = [str(s.path) for s in crop_cache.present("train") if str(s.path) not in state.data] if args.grow and state.step == 0 else []
+        if grown:  # at an epoch's start only: a resumed epoch draws from the data it began with
+            state.data += grown
+            x, y, source = load(state.data)
+            xt, yt = torch.from_numpy(x).permute(0, 3, 1, 2).to(device), torch.from_numpy(y).to(device)
+            train, weights = np.arange(len(y)), draw_weights(source, args.real_weight, args.real_share)
+            note(state, checkpoint, f"grown by {', '.join(Path(p).stem for p in grown)}: {len(train)} train crops "
+                 f"({int((source == 1).sum())} real)")
+        rng = generator_at(state.epoch_rng)
         picks = rng.choice(train, size=steps_per_epoch * args.batch, p=weights)
-        loss = train_epoch(model, optimiser, schedule, xt, yt, picks, args.batch, gen)
-        accuracy = evaluate(model, xt[val], yt[val])
-        print(f"epoch {epoch + 1}: loss {loss:.4f} val acc {accuracy:.4f} {time.time() - start:.0f}s", flush=True)
-        export(copy.deepcopy(model).cpu(), Path(args.out))  # each epoch's: a run stopped early leaves its last
-    print("exported", args.out, flush=True)
+        model.train()
+        loss, finished = train_steps(model, optimiser, schedule, xt, yt, picks, args.batch, gen, state.step, keep)
+        if not finished:
+            note(state, checkpoint, f"stopped at epoch {state.epoch + 1} step {state.step}; resume with --resume")
+            return
+        state.epoch, state.step, state.epoch_rng = state.epoch + 1, 0, rng.bit_generator.state
+        measured = " ".join(f"{k} {measure(model, torch.from_numpy(cx).permute(0, 3, 1, 2).to(device), torch.from_numpy(cy).to(device))}"
+                            for k, (cx, cy) in checks_xy.items())
+        cpu = state.cpu_seconds + time.process_time() - clock["cpu"]
+        note(state, checkpoint, f"epoch {state.epoch}/{args.epochs}: loss {loss:.4f} {measured} cpu {cpu / 3600:.2f} h")
+        export(copy.deepcopy(model).cpu(), out)  # each epoch's: a run stopped early leaves its last
+        checkpoint_now()
+    note(state, checkpoint, f"exported {out}")
+
+
+def draw_weights(source: np.ndarray, real_weight: float, real_share: float = 0.0) -> np.ndarray:
+    """Each crop's drawing probability: a real photo's (``source == 1``) ``real_weight`` times a render's,
+    or, with ``real_share``, the real photos together that share of the draws (whatever the renders' number)."""
+    real = source == 1
+    if real_share and real.any() and (~real).any():
+        return np.where(real, real_share / real.sum(), (1 - real_share) / (~real).sum())
+    weights = np.where(real, real_weight, 1.0)
+    return weights / weights.sum()
+
+
+def settings_of_data(checkpoint: Path) -> list[str]:
+    return list(torch.load(checkpoint, weights_only=False)["run"]["data"])
+
+
+def datasets(args: argparse.Namespace, saved: list[str] | None) -> tuple[list[str], list[str]]:
+    """The crop files to train on (a resumed run's own) and, with --cache, the check files."""
+    if not args.cache:
+        return list(saved or args.data), []
+    present = [str(s.path) for s in crop_cache.present("train")]
+    # a saved shard is looked for in this machine's cache when it is not where it was rendered
+    data = [p if Path(p).is_file() else str(crop_cache.CACHE / Path(p).name) for p in saved] if saved is not None else present
+    missing = [p for p in data if not Path(p).is_file()]
+    if missing:
+        raise SystemExit(f"crop shards missing: {', '.join(Path(p).stem for p in missing)} "
+                         "(python -m models.board.crop_cache build renders them again, the same crops)")
+    return data, [str(s.path) for s in crop_cache.present("check")]
+
+
+def note(state: RunState, checkpoint: Path | None, line: str) -> None:
+    """Print a log line, keep it in the run's state and in ``train.log`` beside the checkpoint."""
+    stamped = f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}"
+    print(stamped, flush=True)
+    state.log.append(stamped)
+    if checkpoint:
+        checkpoint.parent.mkdir(parents=True, exist_ok=True)
+        with open(checkpoint.parent / "train.log", "a", encoding="utf-8") as log:
+            log.write(stamped + "\n")
 
 
 def train_epoch(model: CellNet, optimiser: torch.optim.Optimizer, schedule: torch.optim.lr_scheduler.LRScheduler,
                 xt: torch.Tensor, yt: torch.Tensor, picks: np.ndarray, batch: int, gen: torch.Generator) -> float:
     """One pass over the crops ``picks`` (indices into ``xt``/``yt``) in batches; the mean loss."""
+    return train_steps(model, optimiser, schedule, xt, yt, picks, batch, gen, 0, lambda step: True)[0]
+
+
+def train_steps(model: CellNet, optimiser: torch.optim.Optimizer, schedule: torch.optim.lr_scheduler.LRScheduler,
+                xt: torch.Tensor, yt: torch.Tensor, picks: np.ndarray, batch: int, gen: torch.Generator,
+                first: int, keep: Callable[[int], bool]) -> tuple[float, bool]:
+    """The steps of an epoch from ``first`` on (``keep(steps done)`` after each: False stops the epoch);
+    the mean loss of the steps run, and whether the epoch finished."""
     steps = len(picks) // batch
     total = 0.0
-    for step in range(steps):
+    for step in range(first, steps):
         idx = torch.from_numpy(picks[step * batch : (step + 1) * batch]).to(xt.device)
         loss = F.cross_entropy(model(augment(xt[idx].float() / 255.0, gen)), yt[idx], label_smoothing=0.05)
         optimiser.zero_grad()
@@ -123,7 +264,24 @@ def train_epoch(model: CellNet, optimiser: torch.optim.Optimizer, schedule: torc
         optimiser.step()
         schedule.step()
         total += loss.item()
-    return total / max(1, steps)
+        if not keep(step + 1):
+            return total / max(1, step + 1 - first), False
+    return total / max(1, steps - first), True
+
+
+def measure(model: CellNet, x: torch.Tensor, y: torch.Tensor) -> str:
+    """Accuracy, letters right among Spanish letter tiles, tile/empty errors and blanks found, in one word."""
+    model.eval()
+    with torch.no_grad():
+        guess = torch.cat([model(x[i : i + 1024].float() / 255.0).argmax(1) for i in range(0, len(y), 1024)])
+    model.train()
+    letters = (y >= 1) & (y <= len(LETTERS))
+    empty, blank, covered = INDEX["."], INDEX["?"], INDEX["#"]
+    known = y != covered
+    tile_empty = int(((guess == empty) != (y == empty))[known & (guess != covered)].sum())
+    blanks = y == blank
+    return (f"acc {float((guess == y).float().mean()):.4f} letters {float((guess == y)[letters].float().mean()):.4f} "
+            f"tile/empty {tile_empty} blanks {int((guess == y)[blanks].sum())}/{int(blanks.sum())}")
 
 
 @torch.no_grad()

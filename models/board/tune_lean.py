@@ -3,7 +3,7 @@
 ``python -m models.board.tune_lean --scenes 60 --seed 4242 [--model PATH]``
 
 Renders boards of every design in fonts of the ``calibration`` families only
-(``vision.board.render_designs.FONT_FAMILIES``: never trained on, never reported), a
+(``vision.board.synthetic.render_designs.FONT_FAMILIES``: never trained on, never reported), a
 fifth of the tiles non-Spanish, and reads their crops (true grid, moved a twentieth of
 a cell as a finder leaves it) with the classifier without its lean; then prints, for
 each rule tried, the Spanish letters read right and the non-Spanish letters read as
@@ -21,10 +21,10 @@ import cv2
 import numpy as np
 
 from vision.board import classify
-from vision.board import render as R
+from vision.board.synthetic import render as R
 from vision.board.cells import board_crops
 from vision.board.labels import CLASSES, FOREIGN, INDEX, SPANISH
-from vision.board.render_designs import DESIGNS
+from vision.board.synthetic.render_designs import DESIGNS
 
 from .data import jittered
 

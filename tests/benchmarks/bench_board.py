@@ -35,13 +35,13 @@ import numpy as np  # noqa: E402
 
 from models.board import data  # noqa: E402
 from rules_core.lexicon import load_lexicon  # noqa: E402
-from vision.board import render as R  # noqa: E402
+from vision.board.synthetic import render as R  # noqa: E402
 from vision.board.cells import board_crops  # noqa: E402
 from vision.board.classify import default_classifier  # noqa: E402
 from vision.board.find import find_board, refine_board  # noqa: E402
 from vision.board.labels import BLANK, CLASSES, COVERED, FOREIGN, SPANISH, is_tile  # noqa: E402
 from vision.board.reading import classify_board, read_board  # noqa: E402
-from vision.board.scenes import game_frames, solitaire_steps  # noqa: E402
+from vision.board.synthetic.scenes import game_frames, solitaire_steps  # noqa: E402
 from vision.board.tile_colour import blanks_of_tile_colour  # noqa: E402
 from vision.board.tracker import BoardTracker, TrackerSettings  # noqa: E402
 
@@ -140,26 +140,33 @@ def bench_renders(count: int, seed: int = 90210) -> dict[str, Any]:
     return {"renders": count, "found": found, "turn_right": turns_right, **tally.figures(), "confusion": tally.confusion.tolist()}
 
 
-def bench_designs(count: int, seed: int = 60606, part: str | None = None) -> dict[str, Any]:
+def bench_designs(count: int, seed: int = 60606, part: str | None = None, catalogue: str | None = None) -> dict[str, Any]:
     """Renders of every board design (``render_designs.DESIGNS``, held-out colours and camera,
     no hand), each in a font of a family the classifier trained on (``BENCH_TRAIN_FAMILIES``,
     the first twelve) or of one kept out (``heldout``), alternately: figures per design and per
     font family. ``part`` (``calibration``, ``development``, ``heldout``): every board in a family of that part
-    instead."""
-    from vision.board.render_designs import BENCH_TRAIN_FAMILIES, DESIGNS, FONT_FAMILIES, SEEN_BY_COMMITTED, families
+    instead; ``catalogue`` (``train``, ``calibration``, ``heldout``): every board in a family of that part of the
+    font catalogue (``models/board/fonts.json``, issue 69), drawn in its faces as they are."""
+    from vision.board.synthetic.render_designs import BENCH_TRAIN_FAMILIES, DESIGNS, FONT_FAMILIES, SEEN_BY_COMMITTED, families
 
     classifier = default_classifier()
     rng = np.random.default_rng(seed)
     trained, kept_out = BENCH_TRAIN_FAMILIES, families("heldout")
     if part is not None:
         trained = kept_out = families(part)
+    faces: dict[str, tuple[str, ...]] = {}
+    if catalogue is not None:
+        from models.board.fonts import load
+
+        faces = {f.name: tuple(f.faces) for f in load() if f.part == catalogue}
+        trained = kept_out = tuple(sorted(faces))
     per_design = {d: {"renders": 0, "found": 0, "tally": Tally()} for d in DESIGNS}
     per_family: dict[str, Tally] = {}
     for i in range(count):
         design = DESIGNS[i % len(DESIGNS)]
         pool = trained if (i // len(DESIGNS)) % 2 == 0 else kept_out
         family = str(pool[int(rng.integers(len(pool)))])
-        scene = R.random_scene(rng, split="heldout", hands=0, design=design, family=family)
+        scene = R.random_scene(rng, split="heldout", hands=0, design=design, family=None if faces else family, fonts=faces.get(family, ()))
         frame = R.render(scene)
         per_design[design]["renders"] += 1
         reading = read_board(frame.image, classifier=classifier)
@@ -175,7 +182,8 @@ def bench_designs(count: int, seed: int = 60606, part: str | None = None) -> dic
         per_design[design]["tally"].add(truth, predicted)
         per_family.setdefault(family, Tally()).add(truth, predicted)
     designs = {d: {"renders": v["renders"], "found": v["found"], **v["tally"].figures()} for d, v in per_design.items()}
-    fonts = {f: {"part": FONT_FAMILIES[f][0], "seen_by_committed": f in SEEN_BY_COMMITTED, **t.figures()} for f, t in sorted(per_family.items())}
+    fonts = {f: {"part": catalogue or FONT_FAMILIES[f][0], "seen_by_committed": f in SEEN_BY_COMMITTED, **t.figures()}
+             for f, t in sorted(per_family.items())}
     return {"designs": designs, "families": fonts}
 
 
@@ -285,13 +293,23 @@ def main() -> None:
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     parser.add_argument("--designs-in", metavar="PART", choices=("calibration", "development", "heldout"),
                         help="only the per-design figures, every board in a font family of PART (with --seed, --count)")
+    parser.add_argument("--catalogue-in", metavar="PART", choices=("train", "calibration", "heldout"),
+                        help="as --designs-in, every board in a family of PART of the font catalogue (models/board/fonts.json)")
     parser.add_argument("--seed", type=int, default=60606, help="with --designs-in: the renders' seed")
     parser.add_argument("--count", type=int, default=150, help="with --designs-in: how many boards")
     args = parser.parse_args()
     cv2.setNumThreads(1)
+    if args.catalogue_in:
+        from models.board.fonts import load, uninstalled
+
+        missing = uninstalled([f for f in load() if f.part == args.catalogue_in])
+        if missing:
+            parser.error(f"fonts not installed for: {', '.join(missing)} (`make train-packages` installs them)")
+        print("\n".join(design_lines(bench_designs(args.count, args.seed, catalogue=args.catalogue_in))))
+        return
     if args.designs_in:
-        from vision.board.render_designs import families
-        from vision.board.render_random import uninstalled_families
+        from vision.board.synthetic.render_designs import families
+        from vision.board.synthetic.render_random import uninstalled_families
 
         missing = uninstalled_families(families(args.designs_in))
         if missing:  # the renderer would set their tiles in DejaVu Sans and the figures would lie

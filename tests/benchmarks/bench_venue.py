@@ -3,7 +3,7 @@ burst of 150 scanned slips, on this machine, for N = 1, 2, 3... until a target i
 
 Run with ``make bench`` (or ``python tests/benchmarks/bench_venue.py [--start N]
 [--max-cameras N] [--slips 150] [--plays 4]``). Before any timing, and cached in
-``--cache``: rendered games seen by a 1280x720 camera (``vision.board.scenes``, a hand
+``--cache``: rendered games seen by a 1280x720 camera (``vision.board.synthetic.scenes``, a hand
 placing each play), their frames as JPEG files in one folder per game; a database with
 one classic game per camera and a duplicate game of 150 players in round 1; 150 slips
 of that round handwritten and scanned (``webapp.services.demo.slips.SlipPainter``).

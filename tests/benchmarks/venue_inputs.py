@@ -68,8 +68,8 @@ def _render_game(folder: Path, lexicon: Any, plays: int, seed: int) -> list[dict
     import cv2
     import numpy as np
 
-    from vision.board import render as R
-    from vision.board.scenes import game_frames, solitaire_steps
+    from vision.board.synthetic import render as R
+    from vision.board.synthetic.scenes import game_frames, solitaire_steps
 
     steps = [("place", placed) for _, placed in solitaire_steps(lexicon, plays, seed=seed)]
     scene = R.random_scene(np.random.default_rng(seed), R.empty_labels(), hands=0, width=WIDTH, height=HEIGHT)

@@ -6,9 +6,8 @@ grid without markers: ``outline`` from the colours, ``grid_lines`` fitted,
 cut), ``labels`` (classes), ``classify`` (ONNX inference), ``orientation`` (row A),
 ``reading`` (one frame read), ``blanks`` (a blank's letter from the lexicon),
 ``tracker`` (a camera through a game: ``label_grids`` compared, ``reports`` told),
-``desk`` (camera plays into classic games, the arbiter's review queue), ``render``
-(rendered boards: ``render_scene``, ``render_board``, ``render_tiles``,
-``render_hands``, ``render_light``, ``render_random``) and ``scenes`` (rendered games
-with hands). Frames come as ``vision.frames.Frame``; the demo table that runs a
+``desk`` (camera plays into classic games, the arbiter's review queue). Rendered boards
+and games, which make training data, test frames and the demo, are ``synthetic``'s; nothing
+here imports them. Frames come as ``vision.frames.Frame``; the demo table that runs a
 rendered game through this pipeline is ``webapp.services.demo.table``.
 """

@@ -99,7 +99,7 @@ class CellClassifier:
         reading is still an A, O, U or C below ``FOREIGN_DOUBT``, the non-Spanish class weighs
         ``FOREIGN_WEIGHT`` times more: a washed-out Ö must not become an O (issue 6). Chosen on
         renders of development seeds, with the real held-out photos unchanged
-        (``models/board/MODEL_CARD.md``)."""
+        (``models/board/HISTORY.md``)."""
         probabilities = self.model_probabilities(crops)
         if self._font is not None and len(crops):
             probabilities = self._ask_font_model(crops, probabilities)

@@ -141,8 +141,8 @@ def run_watch_board(args: argparse.Namespace) -> int:
 def _demo_frames(lexicon: Any, plays: int) -> Any:
     import numpy as np
 
-    from vision.board import render as R
-    from vision.board.scenes import game_frames, solitaire_steps
+    from vision.board.synthetic import render as R
+    from vision.board.synthetic.scenes import game_frames, solitaire_steps
 
     steps = [("place", placed) for _, placed in solitaire_steps(lexicon, plays)]
     rng = np.random.default_rng(8)

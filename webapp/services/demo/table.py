@@ -24,9 +24,9 @@ import numpy as np
 
 from hardware.camera import Signal
 from rules_core.lexicon import Lexicon
-from vision.board import render as R
+from vision.board.synthetic import render as R
 from vision.board.desk import CameraDesk, Games
-from vision.board.scenes import game_frames, solitaire_steps
+from vision.board.synthetic.scenes import game_frames, solitaire_steps
 from vision.board.tracker import BoardTracker, TrackerSettings
 from vision.frames import Frame
 

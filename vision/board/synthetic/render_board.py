@@ -16,7 +16,7 @@ import numpy as np
 
 from rules_core.board import PREMIUMS, Premium
 
-from .geometry import SIZE
+from ..geometry import SIZE
 from .render_scene import CELL, BoardStyle, ImageU8
 
 
@@ -72,7 +72,7 @@ def board_texture(style: BoardStyle, rng: np.random.Generator) -> tuple[ImageU8,
 
 def _draw_markers(img: ImageU8, style: BoardStyle) -> None:
     """Markers 0..3 in the frame's corners, clockwise from the one beside A1."""
-    from .markers import marker_image
+    from ..markers import marker_image
 
     side = img.shape[0]
     size = int(style.frame_width * CELL * 0.8)

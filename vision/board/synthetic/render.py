@@ -38,7 +38,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from .geometry import SIZE, FloatArray, apply_homography, board_to_canvas
+from ..geometry import SIZE, FloatArray, apply_homography, board_to_canvas
 from .render_board import board_texture
 from .render_hands import apply_hands, hand_mask
 from .render_light import apply_light

@@ -20,7 +20,7 @@ Serif's: each kept in the same part). ``SEEN_BY_COMMITTED`` lists the families t
 MAIN classifier's first training saw (issue 6). Since the seventeenth revision of issue 20 the
 main and the font model (``board_cells_fonts.onnx``) are trained from scratch on the 58 train
 families, the green, beige and black designs (``TRAIN_DESIGNS``) and random palettes
-(``models/board/train_on_gpu.sh``, ``models/board/MODEL_CARD.md``; ``make train-packages``
+(``models/board/train_on_gpu.sh``, ``models/board/MODEL_CARD.md``, ``HISTORY.md``; ``make train-packages``
 installs the fonts of the last 46, for training only); the benchmark's trained half draws the first twelve
 (``BENCH_TRAIN_FAMILIES``), so that its scenes stay comparable across revisions and need no
 training fonts.

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from rules_core.alphabet import LETTERS, Tile, label, letter_of
 from rules_core.board import Board
 
-from .geometry import SIZE, FloatArray
+from ..geometry import SIZE, FloatArray
 
 Labels = list[list[str]]
 ImageU8 = NDArray[np.uint8]

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 from PIL import Image, ImageDraw, ImageFont
 
-from .geometry import SIZE
+from ..geometry import SIZE
 from .render_scene import BLANK_TILE, CELL, COVERED, EMPTY, VALUES, ImageU8, Scene, TileStyle
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from rules_core.alphabet import LETTERS
 
-from .geometry import SIZE
+from ..geometry import SIZE
 from .render_designs import FONT_FAMILIES, design_board_style, design_tile_style
 from .render_scene import BLANK_TILE, BoardStyle, Camera, Hand, Labels, Lighting, Scene, TileStyle, empty_labels
 
@@ -205,13 +205,15 @@ def random_scene(
     height: int = 1080,
     design: str | None = None,
     family: str | None = None,
+    fonts: tuple[str, ...] = (),
 ) -> Scene:
     """A scene with every setting drawn at random (``split`` "train", "train_fonts" or "heldout").
 
     ``design`` (one of ``render_designs.DESIGNS``): a board of that design and a random tile
     maker, in a font of ``family`` or of any family of the split's part (``train``,
-    ``calibration``, ``heldout``; ``render_designs.FONT_FAMILIES``). Without it, the scenes
-    are those of the green board alone, as before (the same seed gives the same scene)."""
+    ``calibration``, ``heldout``; ``render_designs.FONT_FAMILIES``), or in one of the font files
+    ``fonts`` (paths) when given. Without it, the scenes are those of the green board alone, as
+    before (the same seed gives the same scene)."""
     if hands is None:
         hands = int(rng.random() < 0.3) + int(rng.random() < 0.1)
     base = np.array(TABLE_COLOURS[int(rng.integers(len(TABLE_COLOURS)))], np.float32)
@@ -221,7 +223,7 @@ def random_scene(
         board, tiles = random_board_style(rng, split), random_tile_style(rng, split)
     else:
         board = design_board_style(rng, design, split)
-        tiles = design_tile_style(rng, family_fonts(split, family))
+        tiles = design_tile_style(rng, fonts or family_fonts(split, family))
         cells = cells if cells is not None else random_cells(rng)
     return Scene(
         cells=cells,

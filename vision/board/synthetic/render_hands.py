@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from .geometry import FloatArray, apply_homography
+from ..geometry import FloatArray, apply_homography
 from .render_scene import Hand, Scene
 
 

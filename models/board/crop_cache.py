@@ -1,0 +1,111 @@
+"""The training crops rendered once, in shards on disk (issue 69): ``python -m models.board.crop_cache build``.
+
+Rendering is the slow part of training (about a second a scene on one core), so every shard of
+``SHARDS`` is one ``make_data`` run with its own seed, written to ``CACHE`` (``$VEEDOR_BOARD_CACHE``,
+else ``~/.cache/veedor/board_crops``: outside the work tree, several gigabytes, never committed).
+A shard is rendered again bit for bit from its line, so a machine without the cache rebuilds it.
+``build --jobs N`` renders the missing shards, N at a time, in ``SHARDS``' order (mixed, so a
+cache built in part already has every kind). ``status`` says which exist.
+
+Kinds: ``train`` shards (the catalogue's train families, ``fonts.json``, on the green, beige, black
+and random boards; some blank-rich, some with more foreign letters) and the training games'
+photos are trained on; ``check`` shards (the catalogue's calibration families, the held-out
+games' photos) only measure a run, never train it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+CACHE: Final = Path(os.environ.get("VEEDOR_BOARD_CACHE", Path.home() / ".cache" / "veedor" / "board_crops"))
+SCENES: Final = 150  # per render shard: about 13,000 crops, 45 MB
+
+
+@dataclass(frozen=True)
+class Shard:
+    name: str
+    kind: str  # "train" or "check"
+    options: tuple[str, ...]  # make_data's, after OUT
+
+    @property
+    def path(self) -> Path:
+        return CACHE / f"{self.name}.npz"
+
+
+def _render(name: str, seed: int, *extra: str, part: str = "train") -> Shard:
+    kind = "train" if part == "train" else "check"
+    return Shard(name, kind, ("--scenes", str(SCENES), "--seed", str(seed), "--no-photos", "--catalogue", part, *extra))
+
+
+def _shards() -> tuple[Shard, ...]:
+    plain = [_render(f"t{i:02d}", 6900 + i) for i in range(1, 25)]
+    blank_rich = [_render(f"b{i:02d}", 6950 + i, "--blanks", "0.12", "--keep-empty", "0.3") for i in range(1, 7)]
+    foreign = [_render(f"f{i:02d}", 6970 + i, "--foreign", "0.12") for i in range(1, 3)]
+    mixed: list[Shard] = []
+    for i, shard in enumerate(plain):  # a blank-rich or foreign shard after every third plain one
+        mixed.append(shard)
+        extra = (blank_rich + foreign)[i // 3] if i % 3 == 2 and i // 3 < len(blank_rich) + len(foreign) else None
+        if extra:
+            mixed.append(extra)
+    mixed += [s for s in blank_rich + foreign if s not in mixed]
+    photos = Shard("photos_train", "train", ("--scenes", "0", "--seed", "44", "--photo-empty", "0.23"))
+    check = (
+        Shard("photos_heldout", "check", ("--scenes", "0", "--seed", "45", "--games", "heldout")),
+        _render("c01", 6990, "--keep-empty", "0.3", part="calibration"),
+    )
+    return (photos, *check, *mixed)
+
+
+SHARDS: Final = _shards()
+
+
+def present(kind: str) -> list[Shard]:
+    """The shards of that kind rendered so far."""
+    return [s for s in SHARDS if s.kind == kind and s.path.is_file()]
+
+
+def build(jobs: int) -> None:
+    """Render the missing shards, ``jobs`` at a time (each to a temporary name, renamed when done)."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    todo = [s for s in SHARDS if not s.path.is_file()]
+    running: list[tuple[Shard, subprocess.Popen[bytes]]] = []
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OMP_THREAD_LIMIT": "1"}
+    while todo or running:
+        while todo and len(running) < jobs:
+            shard = todo.pop(0)
+            partial = shard.path.with_suffix(".partial.npz")
+            log = open(shard.path.with_suffix(".log"), "w")  # noqa: SIM115 - closed with the process
+            command = [sys.executable, "-m", "models.board.make_data", str(partial), *shard.options]
+            running.append((shard, subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)))
+        time.sleep(2)
+        for shard, process in list(running):
+            if process.poll() is None:
+                continue
+            running.remove((shard, process))
+            if process.returncode != 0:
+                raise SystemExit(f"shard {shard.name} failed: see {shard.path.with_suffix('.log')}")
+            shard.path.with_suffix(".partial.npz").rename(shard.path)
+            print(f"{shard.name} done ({time.strftime('%H:%M:%S')})", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=("build", "status"))
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args()
+    if args.command == "build":
+        build(args.jobs)
+    for shard in SHARDS:
+        size = f"{shard.path.stat().st_size / 1e6:.0f} MB" if shard.path.is_file() else "missing"
+        print(f"{shard.name:15} {shard.kind:6} {size}")
+
+
+if __name__ == "__main__":
+    main()

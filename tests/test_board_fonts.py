@@ -1,0 +1,136 @@
+"""The board's tile font catalogue (``models.board.fonts``, issue 69): glyphs checked on the render,
+families split whole by design, kept-out families never trained on, scenes drawn in the catalogue's
+faces, and a training run that goes on after a stop as if it had not stopped."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fontTools.ttLib import TTFont
+
+from models.board import data, font_styles, fonts
+from models.board.fonts import Family
+from vision.board.synthetic.render_designs import FONT_FAMILIES
+
+ROOT = Path(__file__).resolve().parent.parent
+SYSTEM = "/usr/share/fonts"
+
+
+def _font(name: str) -> str:
+    found = next(Path(SYSTEM).rglob(name), None)
+    if found is None:
+        pytest.skip(f"{name} not installed (make system-packages)")
+    return str(found)
+
+
+def test_a_font_with_every_spanish_capital_passes_and_one_without_letters_does_not() -> None:
+    assert font_styles.capitals(_font("DejaVuSans-Bold.ttf")) is not None
+    assert font_styles.capitals(_font("D050000L.otf")) is None  # dingbats: no A at all
+
+
+def test_a_capital_drawn_as_the_missing_glyph_box_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A character map that claims a letter proves nothing: the render must not be the .notdef box."""
+    path = _font("D050000L.otf")
+    every = {c: "x" for c in range(0x20, 0x250)}
+    monkeypatch.setattr(TTFont, "getBestCmap", lambda self: every)
+    font_styles.raw_capitals.cache_clear()
+    try:
+        assert font_styles.capitals(path) is None
+    finally:
+        font_styles.raw_capitals.cache_clear()
+
+
+@pytest.mark.parametrize(("name", "style"), [
+    ("NimbusSans-Bold.otf", "grotesque"),
+    ("DejaVuSans-Bold.ttf", "humanist"),
+    ("URWGothic-Demi.otf", "geometric"),
+    ("NimbusRoman-Bold.otf", "serif"),
+])
+def test_well_known_designs_fall_in_their_style(name: str, style: str) -> None:
+    assert font_styles.cluster(font_styles.style_features(_font(name))) == style
+
+
+def test_a_clone_is_one_design_with_its_original_and_another_design_is_not() -> None:
+    arimo, liberation = font_styles.capitals(_font("Arimo-Bold.ttf")), font_styles.capitals(_font("LiberationSans-Bold.ttf"))
+    dejavu = font_styles.capitals(_font("DejaVuSans-Bold.ttf"))
+    assert arimo is not None and liberation is not None and dejavu is not None
+    assert font_styles.same_design(arimo, liberation) and not font_styles.same_design(dejavu, liberation)
+
+
+def _family(name: str, face: str, cluster: str = "humanist") -> Family:
+    return Family(name, "fonts-x", [f"/x/{face}"], cluster=cluster, design=fonts.name_root(name))
+
+
+def test_a_design_takes_the_strictest_part_of_its_families_and_new_designs_are_split_by_hash() -> None:
+    families = [_family("Liberation Sans", "LiberationSans-Bold.ttf"), _family("Liberation Mono", "LiberationMono-Bold.ttf"),
+                *(_family(f"New{i} Sans", f"New{i}.ttf", "slab") for i in range(20))]
+    families[1].design = families[0].design = "Liberation"
+    fonts._parts(families)
+    assert {f.part for f in families[:2]} == {"heldout"}  # Liberation Sans is kept out since issue 20
+    new = [f.part for f in families[2:]]
+    assert new.count("train") == 14 and new.count("calibration") == 2 and new.count("heldout") == 4
+    again = [_family(f"New{i} Sans", f"New{i}.ttf", "slab") for i in range(20)]
+    fonts._parts(again)
+    assert [f.part for f in again] == new
+
+
+def test_the_catalogue_splits_designs_whole_and_keeps_issue_20s_parts() -> None:
+    families = fonts.load()
+    parts_of: dict[str, set[str]] = {}
+    for f in families:
+        parts_of.setdefault(f.design, set()).add(f.part)
+    assert all(len(parts) == 1 for parts in parts_of.values())
+    fixed = fonts.fixed_parts()
+    for f in families:
+        for face in f.faces:
+            if fixed.get(Path(face).name) in ("calibration", "development", "heldout"):
+                assert f.part == fixed[Path(face).name], f.name
+    assert len({f.design for f in families if f.part == "train"}) > 60 and len(families) > 200
+    names = {f.name for f in families}
+    assert {"Liberation Sans", "Inter", "Caladea", "League Spartan"} <= {f.name for f in families if f.part == "heldout"} <= names
+
+
+def test_the_makefile_installs_the_catalogues_packages() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8").replace("\\\n", " ")
+    lists = {m.group(1): m.group(2).split() for m in re.finditer(r"^(\w+_PACKAGES) := (.*)$", makefile, re.M)}
+    trained = set(lists["TILE_FONT_PACKAGES"] + lists["DEVELOPMENT_FONT_PACKAGES"] + lists["MORE_TILE_FONT_PACKAGES"])
+    assert trained <= set(fonts.PACKAGES) <= trained | set(lists["SYSTEM_PACKAGES"])
+
+
+def test_a_catalogue_scene_sets_its_tiles_in_the_family_emboldened_and_without_missing_letters(monkeypatch: pytest.MonkeyPatch) -> None:
+    face = _font("DejaVuSans-Bold.ttf")
+    family = Family("DejaVu Sans", "fonts-dejavu-core", [face], embolden=True, design="DejaVu", part="train")
+    monkeypatch.setattr(data, "drawn_letters", lambda path: frozenset({"K", "W"}))  # as if the face had no Ä, Ö, Ü ...
+    rng = np.random.default_rng(3)
+    cells = [["Ä" if (r + c) % 3 == 0 else "A" for c in range(15)] for r in range(15)]
+    scene = data.catalogue_scene(rng, {"DejaVu": [family]}, ("beige",), cells, "train", 0, 640, 360)
+    assert scene.tiles.font == face and scene.tiles.weight > 0
+    assert {t for row in scene.cells for t in row} <= {"A", "K", "W"}
+
+
+def test_a_training_run_stopped_and_resumed_ends_as_one_that_never_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    torch = pytest.importorskip("torch")
+    from models.board import train
+
+    monkeypatch.setattr(train, "export", lambda model, path: None)  # the ONNX export is not what is checked here
+    rng = np.random.default_rng(0)
+    crops = tmp_path / "crops.npz"
+    np.savez(crops, x=rng.integers(0, 255, (600, 40, 40, 3), dtype=np.uint8), y=rng.integers(0, 32, 600), source=np.zeros(600, np.int8))
+    common = ["--epochs", "2", "--epoch-size", "512", "--batch", "64"]
+
+    def run(name: str, *extra: str) -> dict[str, object]:
+        args = train.parse([str(crops), *common, "--checkpoint", str(tmp_path / name / "ck.pt"), "--out", str(tmp_path / name / "m.onnx"), *extra])
+        train.run(args, tmp_path / name / "ck.pt", tmp_path / name / "m.onnx")
+        return torch.load(tmp_path / name / "ck.pt", weights_only=False)
+
+    whole = run("whole")
+    stopped = run("stopped", "--stop-after", "1e-9")  # stops, saved, after the first step
+    assert stopped["run"]["epoch"] == 0 and stopped["run"]["step"] == 1
+    resumed_args = train.parse(["--resume", "--checkpoint", str(tmp_path / "stopped" / "ck.pt")])
+    train.run(resumed_args, tmp_path / "stopped" / "ck.pt", tmp_path / "stopped" / "m.onnx")
+    resumed = torch.load(tmp_path / "stopped" / "ck.pt", weights_only=False)
+    assert resumed["run"]["epoch"] == 2
+    assert all(torch.equal(whole["model"][k], resumed["model"][k]) for k in whole["model"])
