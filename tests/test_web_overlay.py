@@ -46,14 +46,17 @@ def test_a_table_url_follows_the_tables_game(app: Flask, client: FlaskClient) ->
 
 def test_embedding_only_from_the_listed_origins(app: Flask, client: FlaskClient) -> None:
     game_id = duplicate_game(app)
-    closed = client.get(f"/overlay/{game_id}/board")
+    closed = client.get(f"/display/{game_id}")
     assert "frame-ancestors 'none'" in closed.headers["Content-Security-Policy"]
     assert closed.headers["X-Frame-Options"] == "DENY"
+    own = client.get(f"/overlay/{game_id}/board")  # framed by the stream's own scene and grid of tables
+    assert "frame-ancestors 'self';" in own.headers["Content-Security-Policy"]
+    assert own.headers["X-Frame-Options"] == "SAMEORIGIN"
     app.config["EMBED_ORIGINS"] = "https://obs.example.org, https://club.example.es:8443 javascript:alert(1)"
-    for url in (f"/overlay/{game_id}/board", f"/display/{game_id}", f"/emision/{game_id}"):
+    for url, ours in ((f"/overlay/{game_id}/board", "'self' "), (f"/display/{game_id}", ""), (f"/emision/{game_id}", "'self' ")):
         page = client.get(url)
         policy = page.headers["Content-Security-Policy"]
-        assert "frame-ancestors https://obs.example.org https://club.example.es:8443;" in policy, url
+        assert f"frame-ancestors {ours}https://obs.example.org https://club.example.es:8443;" in policy, url
         assert "javascript" not in policy and "X-Frame-Options" not in page.headers
     arbiter = client.get("/arbiter/")
     assert "frame-ancestors 'none'" in arbiter.headers["Content-Security-Policy"]  # the console never
@@ -64,7 +67,7 @@ def test_the_organisers_delay_is_the_least(app: Flask, client: FlaskClient) -> N
     services(app).games.append(game_id, Event("master_announced", {"round": 1}))
     app.config["OVERLAY_DELAY_MINUTES"] = 2
     page = client.get(f"/overlay/{game_id}/board?retraso=0")
-    assert "/stream" not in page.text and f"/emision/{game_id}/estado?retraso=2" in page.text
+    assert f"/api/games/{game_id}/stream" not in page.text and f"/emision/{game_id}/estado?retraso=2" in page.text
     short = client.get(f"/emision/{game_id}/estado?retraso=0").json
     assert short["delay"] == "2" and "analysis" not in short  # less than the broadcast's 5 minutes
     assert "analysis" in client.get(f"/emision/{game_id}/estado?retraso=5").json

@@ -20,6 +20,7 @@ import random
 import zipfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Final
 
@@ -146,6 +147,9 @@ def played(app: Flask) -> Played:
     tournament = tournaments_of(app).create("Torneo de prueba", "average_place", listed, ["Juez Árbitro"])
     for game_id in (duplicate, classic):
         tournaments_of(app).add_game(tournament, game_id)
+    photos = Path(app.config.get("DATA_DIR") or app.instance_path) / "fotos"
+    photos.mkdir(parents=True, exist_ok=True)
+    (photos / "dora.jpg").write_bytes(b"\xff\xd8\xff\xe0" + b"\x00" * 16 + b"\xff\xd9")  # the stream's photos
     app.config.update(VENUE=SimpleNamespace(screens=(ScreenConfig(SCREEN, f"game:{duplicate}"),), tables=()),
                       OVERLAY_DELAY_MINUTES=0, BROADCAST_DELAY_MINUTES=0, LIVE_STREAM_SECONDS=0.3)  # fmt: skip
     fills: dict[str, list[Any]] = {
@@ -156,6 +160,8 @@ def played(app: Flask) -> Played:
         "part": list(PARTS),
         "tournament_id": [tournament],
         "filename": ["favicon.svg"],
+        "tables": ["1,2"],  # several tables at once
+        "photo": ["dora.jpg"],
     }  # fmt: skip
     return Played(duplicate, classic, fills)
 

@@ -105,7 +105,7 @@ def test_final_standings_with_tie_breaks(app: Flask, client: FlaskClient) -> Non
     games.append(game_id, Event("master_announced", {"round": 1}))
     s = state(client, game_id)
     assert s["phase"] == "fin" and s["ended"] is True and s["tie_breaks"] is True
-    assert s["standings"][0] == {"rank": 1, "name": "Ana", "total": 22, "pct": 100.0, "round": 22, "bonus": 0,
+    assert s["standings"][0] == {"rank": 1, "player": "j1", "name": "Ana", "total": 22, "pct": 100.0, "round": 22, "bonus": 0,
                                  "masters": 1, "solos": 1, "deficit": 0}  # fmt: skip
     assert s["standings"][1]["deficit"] == 22
 

@@ -72,6 +72,7 @@ from .views import (
     results,
     screens,
     slip_review,
+    stream,
     tournaments,
 )
 from .views.auth import check_csrf, csrf_token, current_arbiter, wants_json
@@ -174,6 +175,7 @@ def _register_blueprints(app: Flask) -> None:
                       api.bp, camera_api.bp):  # fmt: skip
         app.register_blueprint(blueprint)
     app.register_blueprint(overlay.bp)
+    app.register_blueprint(stream.bp)
     for records in (classic_results.bp, tournaments.bp, elodi.bp, archive.bp):
         app.register_blueprint(records)
     app.add_url_rule("/", "index", display.home)
@@ -253,16 +255,25 @@ _CSP = (
 
 
 def _security_headers(response: Response) -> Response:
-    """CSP and friends. The public screens (display, screens, overlay) may be framed by the
+    """CSP and friends. The public screens (display, screens, overlay, stream) may be framed by the
     origins the organiser lists: ``EMBED_ORIGINS`` (a list, or a space- or comma-separated
-    text), else ``$VEEDOR_EMBED_ORIGINS``; only plain ``http(s)://host[:port]`` are kept."""
+    text), else ``$VEEDOR_EMBED_ORIGINS``; only plain ``http(s)://host[:port]`` are kept. The
+    stream's pages are framed by its own scene and grid of tables too (``'self'``), and show the
+    players' photos from the addresses their list gives (``img-src`` http and https)."""
     listed = current_app.config.get("EMBED_ORIGINS")
     listed = os.environ.get("VEEDOR_EMBED_ORIGINS", "") if listed is None else listed
     items = listed.replace(",", " ").split() if isinstance(listed, str) else [str(v) for v in listed]
     origins = [o.rstrip("/") for o in items if o.startswith(("http://", "https://"))
                and all(c.isalnum() or c in ".-:" for c in o.split("://", 1)[1].rstrip("/"))]  # fmt: skip
-    if origins and request.blueprint in ("display", "screens", "overlay"):
-        response.headers.setdefault("Content-Security-Policy", _CSP.replace("'none'; base", f"{' '.join(origins)}; base"))
+    stream = request.blueprint in ("overlay", "stream")
+    ancestors = (["'self'"] if stream else []) + origins
+    if ancestors and request.blueprint in ("display", "screens", "overlay", "stream"):
+        policy = _CSP.replace("'none'; base", f"{' '.join(ancestors)}; base")
+        if stream:
+            policy = policy.replace("img-src 'self' data:", "img-src 'self' data: https: http:")
+        response.headers.setdefault("Content-Security-Policy", policy)
+        if not origins:
+            response.headers.setdefault("X-Frame-Options", "SAMEORIGIN")
     else:
         response.headers.setdefault("Content-Security-Policy", _CSP)
         response.headers.setdefault("X-Frame-Options", "DENY")

@@ -140,15 +140,22 @@ def shown_rows(page: Any) -> list[str]:
     return [row[0] for row in shown]
 
 
+# The board as laid out, and the window's size: null when no board is shown.
+BOARD_JS = """() => {
+  const b = document.querySelector('#board');
+  if (!b || !b.getClientRects().length || getComputedStyle(b).visibility !== 'visible') return null;
+  const r = b.getBoundingClientRect();
+  return {x: r.x, y: r.y, width: r.width, height: r.height, W: innerWidth, H: innerHeight};
+}"""
+
+
 def problems_here(page: Any) -> list[str]:
-    """What is wrong on the page as laid out now (see the module docstring)."""
+    """What is wrong on the page (or a frame of it: a stream's scene) as laid out now (see the module docstring)."""
     found = []
-    board = page.locator("#board")
-    if board.is_visible():
-        box = board.bounding_box()
-        width, height = page.viewport_size["width"], page.viewport_size["height"]
+    box = page.evaluate(BOARD_JS)
+    if box is not None:
         if abs(box["width"] - box["height"]) >= 2 or box["x"] < 0 or box["y"] < 0 or \
-                box["x"] + box["width"] > width or box["y"] + box["height"] > height:  # fmt: skip
+                box["x"] + box["width"] > box["W"] or box["y"] + box["height"] > box["H"]:  # fmt: skip
             found.append(f"board {box}")
     for label, script in (("off screen", OFF_SCREEN_JS), ("word broken", BROKEN_WORDS_JS)):
         bad = page.evaluate(script)

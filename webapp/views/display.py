@@ -121,7 +121,7 @@ def render_screen(game_id: str, **page: Any) -> str:
     initial = page.pop("initial", None)
     if initial is None:
         initial = json.loads(screen_message(services().games, game_id, services().cameras.screen_note, notices_of()))
-    settings = {"view": "room", "part": None, "poll": None, "follow": None, **page}
+    settings = {"view": "room", "part": None, "poll": None, "follow": None, "stream": None, **page}
     return render_template("display/screen.html", game=record, initial=initial, alternate=alternate_seconds(),
                            results=results_link(game_id), **settings)  # fmt: skip
 
@@ -283,8 +283,8 @@ def round_summary(game: DuplicateGame, r: Round | None) -> dict[str, Any] | None
 
 
 def standings_json(game: DuplicateGame) -> list[dict[str, Any]]:
-    """Every player: rank, name, total, % of the masters' total, the last round's score and,
-    for the tie-breaks (D.III.28), masters matched, solo tops and the largest deficit."""
+    """Every player: rank, id (``player``), name, total, % of the masters' total, the last round's score
+    and, for the tie-breaks (D.III.28), masters matched, solo tops and the largest deficit."""
     announced = [r for r in game.rounds if r.master is not None]
     last = announced[-1] if announced else None
     masters = game.master_total
@@ -292,7 +292,7 @@ def standings_json(game: DuplicateGame) -> list[dict[str, Any]]:
     for s in game.standings():
         scored = last.results.get(s.player) if last else None
         lines.append({
-            "rank": s.rank, "name": s.name, "total": s.total,
+            "rank": s.rank, "player": s.player, "name": s.name, "total": s.total,
             "pct": round(100 * s.total / masters, 1) if masters else 0.0,
             "round": scored.score if scored else 0, "bonus": s.bonus,
             "masters": s.masters_matched, "solos": s.solo_tops, "deficit": s.max_deficit,

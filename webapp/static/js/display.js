@@ -1,7 +1,9 @@
 /* The projection screen: board, round, rack (D.III.17), clock with the D.III.13 warnings,
    master play; after a master, the board in turn with the round's summary and the standings
-   (paged); a classic table's scores, last plays, unseen tiles and end. The same page serves
-   the overlays of a stream (one part, transparent) and the delayed broadcast view (polled). */
+   (paged); a classic table's scores, last plays, unseen tiles (and, in a delayed view, the rack of
+   the player to move where the arbiter recorded it) and end. The same page serves the overlays of a
+   stream (one part, transparent; stream.js adds the players' clubs, photos and EloDI, the lower third
+   and the tournament's standings) and the delayed broadcast view (polled). */
 (function () {
   "use strict";
   var $ = function (id) { return document.getElementById(id); };
@@ -15,6 +17,7 @@
   var F = window.VeedorFit;
   var R = window.VeedorRoom;
   var C = window.VeedorClock;
+  var S = window.VeedorStream || null;  // the overlays' additions (stream.js), when the page has them
   var root = $("screen");
   var view = root.dataset.view || "room";
   var part = root.dataset.part || "";
@@ -23,6 +26,7 @@
   var state = null;
   var clock = { state: "none" };
   var notices = [];  // the director's notices to the room, as the last message gave them
+  var toMove = null;  // a classic table's rack of the player to move, when a delayed message tells it
   var clockAt = performance.now();
   var showing = "board";  // or "summary"
   var page = 0;
@@ -125,6 +129,7 @@
       var row = B.el("div", "player" + (s.to_move === i && !s.ended ? " to-move" : "") + (s.winner === i ? " winner" : ""));
       row.appendChild(B.el("span", "name", p.name));
       row.appendChild(B.el("span", "score", String(p.score)));
+      if (S) { S.decoratePlayer(row, String(i), p.name); }
       players.appendChild(row);
     });
     var short = shortNames(s.players.map(function (p) { return p.name; }));
@@ -152,11 +157,27 @@
       R.classicEnding(T, s).forEach(function (line) { ending.appendChild(B.el("p", line[0], line[1])); });
     }
     $("last-plays").hidden = s.ended && view !== "overlay";
-    $("unseen-head").hidden = s.ended;
-    $("unseen").hidden = s.ended;
+    var rack = renderToMove(s);
+    $("unseen-head").hidden = s.ended || (rack && view === "overlay");  // an overlay's rack part: the rack alone
+    $("unseen").hidden = s.ended || (rack && view === "overlay");
     setText("unseen-head", fmt(T.unseen, { n: s.unseen_count }));
     R.renderUnseen($("unseen"), s);
     setText("foot", s.ended ? T.ended : fmt(T.bag, { n: s.bag }));
+  }
+
+  /* The rack of the player to move, as a delayed message tells it (views.overlay.rack_to_move): its
+     known tiles, and how many more it holds. True when shown. */
+  function renderToMove(s) {
+    var r = s.ended ? null : toMove;
+    var box = $("to-move-rack");
+    box.hidden = !r;
+    if (!r) { return false; }
+    var more = r.unknown === 1 ? T.rack_unseen_one : fmt(T.rack_unseen, { n: r.unknown });
+    setText("to-move-head", fmt(T.rack_of, { name: r.name }) + (r.unknown ? " " + more : ""));
+    var tiles = $("to-move-tiles");
+    tiles.textContent = "";
+    r.tiles.forEach(function (label) { tiles.appendChild(B.tile(label, values)); });
+    return true;
   }
 
   /* -- the board in turn with the summary and the standings ------------------------------ */
@@ -205,6 +226,7 @@
     $("standings").hidden = view === "overlay" && part !== "standings";
     R.renderSummary($("round-summary"), T, s);
     table = R.renderStandings($("standings"), T, s, final);
+    if (S) { S.decorateStandings(table.rows, s.standings); }
     layoutSummary();
   }
 
@@ -242,6 +264,7 @@
     clockAt = performance.now();
     document.body.className = "screen" + (view === "overlay" ? " overlay part-" + part : "") + " mode-" + state.mode + " phase-" + state.phase;
     notices = message.notices || [];
+    toMove = message.rack || null;
     renderNotices(notices);
     setText("game-name", state.name + (message.delay ? " · " + fmt(T.delayed, { n: message.delay }) : ""));
     var cameraDown = Boolean(message.camera && !message.camera.signal);  // never a possibly stale board
@@ -255,6 +278,7 @@
     if (!key) { showing = "board"; }
     summaryKey = key;
     renderStage();
+    if (S) { S.update(state); }
     tick();
     fitSide();
     return before;
@@ -275,6 +299,7 @@
     window.setTimeout(once, 1000);
   }
 
+  if (S) { S.start(T, alternate); }
   apply(json("initial"));
   setInterval(tick, 200);
   var turner = setInterval(turn, alternate);
@@ -285,7 +310,12 @@
       turner = setInterval(turn, alternate);
     }
   });
-  window.addEventListener("resize", function () { renderNotices(notices); layoutSummary(); fitSide(); });
+  window.addEventListener("resize", function () {
+    renderNotices(notices);
+    layoutSummary();
+    fitSide();
+    if (S) { S.resize(); }
+  });
   if (root.dataset.poll) {
     poll(root.dataset.poll);
   } else {
