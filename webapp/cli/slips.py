@@ -28,6 +28,8 @@ from rules_core.cgp import CGPError, Position
 from rules_core.events import GameError
 from rules_core.lexicon import LexiconError, load_lexicon
 
+from .slip_learning import run_learning_batch
+
 PLAY_KEYS = ("reading", "play", "score", "verdict", "flags", "confidence")
 
 
@@ -55,6 +57,10 @@ def add_slip_commands(commands: Any) -> None:
         command.add_argument("--batch", type=Path, help='JSON lines {"image": PATH, "cgp": CGP}; one result each')
         command.add_argument("--lexicon", metavar="PATH")
         command.add_argument("--model", type=Path, help="recogniser ONNX model (default: the committed one)")
+        if name == "read-move":
+            command.add_argument("--learn", action="store_true",
+                                 help='with --batch: lines in order, each with "player" and "truth", learning the room')
+            command.add_argument("--learned", type=Path, metavar="DIR", help="with --learn: where what is learned is kept")
         if name == "read-slip":
             command.add_argument("--players", type=Path, help="players: CSV or JSON with id, name, table")
             command.add_argument("--template", type=Path, help="a plain slip's template folder (slips template)")
@@ -168,10 +174,16 @@ def run_read(args: argparse.Namespace) -> int:
     from vision.slips.recognizer import ModelError, Recognizer, default_recognizer
     from vision.slips.register import PlainTemplate
 
+    learn = getattr(args, "learn", False)
+    if learn and not args.batch:
+        return _fail("--learn lee un lote: indique --batch ARCHIVO")
     try:
         lexicon = load_lexicon(args.lexicon)
         recognizer = Recognizer(args.model) if args.model else default_recognizer()
         reader = SlipReader(lexicon, recognizer)
+        if learn:
+            run_learning_batch(args.batch, args.learned, reader, read_image, lambda r: _print_result(r, True))
+            return 0
         players = [PlayerRef(*p) for p in load_players(args.players)] if getattr(args, "players", None) else []
         template = PlainTemplate.load(args.template) if getattr(args, "template", None) else None
         for image_path, cgp in _jobs(args):
