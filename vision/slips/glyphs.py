@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol
 
 import numpy as np
 
@@ -97,6 +97,13 @@ def glyph_labels(text: str) -> list[tuple[int, int, int]]:
     return out
 
 
+class GlyphReader(Protocol):
+    """What reads windows as characters: the glyph classifier, or the same with what was learned of a player's hand
+    (``learning.PlayerGlyphs``)."""
+
+    def log_probs(self, images: np.ndarray) -> np.ndarray: ...
+
+
 class GlyphRecognizer:
     """The glyph classifier (``GLYPH_MODEL``), one thread; ``log_probs`` of windows (``windows``)."""
 
@@ -117,7 +124,7 @@ def default_glyph_recognizer() -> GlyphRecognizer:
     return GlyphRecognizer()
 
 
-def glyph_check(recognizer: GlyphRecognizer, prepared: np.ndarray, log_probs: np.ndarray, text: str) -> float:
+def glyph_check(recognizer: GlyphReader, prepared: np.ndarray, log_probs: np.ndarray, text: str) -> float:
     """The lowest probability the classifier gives any character of the written form ``text`` (separator-
     free tokens) as written, among the characters of its kind (``of_kind``), letter and circle together,
     each read where the line recogniser's best path through ``text`` puts it; 0.0 when the path cannot be
@@ -145,7 +152,7 @@ def of_kind(log_probs: np.ndarray) -> np.ndarray:
     return np.concatenate([part - np.logaddexp.reduce(part, axis=1, keepdims=True) for part in parts], axis=1)
 
 
-def check_plays(recognizer: GlyphRecognizer, prepared: np.ndarray, log_probs: np.ndarray, scored: Scored,
+def check_plays(recognizer: GlyphReader, prepared: np.ndarray, log_probs: np.ndarray, scored: Scored,
                 cands: CandidateSet, top: int = TOP) -> dict[str, float]:  # fmt: skip
     """``glyph_check`` of the ``top`` likeliest plays of a scored line (by their written forms' scores before any
     prior), each on its written form the line recogniser finds likeliest (``CandidateSet.forms``), and of its

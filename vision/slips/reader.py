@@ -46,7 +46,7 @@ from .decoder import (
     score_choice,
     score_line,
 )
-from .glyphs import GlyphRecognizer, check_plays, default_glyph_recognizer
+from .glyphs import GlyphReader, GlyphRecognizer, check_plays, default_glyph_recognizer
 from .lineimage import BOARD_END_MARGIN, END_MARGIN, prepare_line, variants
 from .qr import read_slip_qr
 from .recognizer import GRID_MODEL, Recognizer, default_recognizer
@@ -302,18 +302,20 @@ class SlipReader:
         self.cache = CandidateCache()
         self.placements = absolute.PlacementCache()
 
-    def score_line(self, line: np.ndarray, board: Board, rack: Sequence[Tile]) -> Scored:
+    def score_line(self, line: np.ndarray, board: Board, rack: Sequence[Tile], glyphs: GlyphReader | None = None) -> Scored:
         """A grey image of a handwritten play (coordinate and word) scored against the round's plays,
         on ``thresholds.variants`` views of it (``lineimage.variants``), its likeliest plays read character
-        by character too by the glyph classifier (``glyphs.check_plays``) when there is one."""
+        by character too by the glyph classifier (``glyphs.check_plays``) when there is one (``glyphs``: another
+        reader of them, such as one that learned the player's hand, ``learning.PlayerGlyphs``)."""
         prepared = prepare_line(line)
         log_probs = self.recognizer.log_probs(prepared)
         views = [self.recognizer.log_probs(v) for v in variants(prepared, int(self.thresholds.variants) - 1)]
         cands = self.cache.get(board, rack, self.lexicon)
         scored = score_line(log_probs, cands, views=views)
-        if self.glyphs is None:
+        glyphs = glyphs or self.glyphs
+        if glyphs is None:
             return scored
-        return replace(scored, glyphs=check_plays(self.glyphs, prepared, log_probs, scored, cands))
+        return replace(scored, glyphs=check_plays(glyphs, prepared, log_probs, scored, cands))
 
     def _grid_thresholds(self) -> Thresholds:
         """An absolute slip's thresholds (the board recognisers'): ``grid_accept`` (set on calibration slips with

@@ -18,11 +18,12 @@ from . import layout
 
 
 def write_in_box(image: np.ndarray, box: tuple[int, int, int, int], text: str, writer: hw.Writer,
-                 rng: np.random.Generator, ink: float = 40.0) -> None:  # fmt: skip
-    """Handwrite ``text`` inside ``box`` (x0, y0, x1, y1 px) of a grey image, in place."""
+                 rng: np.random.Generator, ink: float = 40.0, style: hw.Style | None = None) -> None:  # fmt: skip
+    """Handwrite ``text`` inside ``box`` (x0, y0, x1, y1 px) of a grey image, in place, in ``style`` (drawn
+    when None)."""
     x0, y0, x1, y1 = box
     bw, bh = x1 - x0, y1 - y0
-    style = hw.Style.random(rng)
+    style = style or hw.Style.random(rng)
     mask = hw.render_line(text, writer, rng, style)
     if rng.random() < 0.5:
         mask = hw.elastic(mask, rng, style.height * float(rng.uniform(0.02, 0.06)), style.height * 0.25)

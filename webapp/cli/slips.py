@@ -32,6 +32,7 @@ from rules_core.events import GameError
 from rules_core.lexicon import LexiconError, load_lexicon
 
 from .serve import add_storage_options, database_url
+from .slip_learning import run_learning_batch
 from .spanish import LEXICON_HELP
 
 PLAY_KEYS = ("reading", "play", "score", "verdict", "flags", "confidence")
@@ -68,6 +69,11 @@ def add_slip_commands(commands: Any) -> None:
         command.add_argument("--lexicon", metavar="RUTA", help=LEXICON_HELP)
         command.add_argument("--model", type=Path, metavar="RUTA",
                              help="el modelo ONNX del lector (por defecto: el del repositorio)")  # fmt: skip
+        if name == "read-move":
+            command.add_argument("--learn", action="store_true",
+                                 help='con --batch: las líneas en orden, cada una con "player" y "truth": aprende la sala')
+            command.add_argument("--learned", type=Path, metavar="CARPETA",
+                                 help="con --learn: dónde se guarda lo aprendido")  # fmt: skip
         if name == "read-slip":
             command.add_argument("--players", type=Path, help="jugadores: CSV o JSON con id, name, table")
             command.add_argument("--template", type=Path,
@@ -227,10 +233,16 @@ def run_read(args: argparse.Namespace) -> int:
     from vision.slips.recognizer import ModelError, Recognizer, default_recognizer
     from vision.slips.register import PlainTemplate
 
+    learn = getattr(args, "learn", False)
+    if learn and not args.batch:
+        return _fail("--learn lee un lote: indique --batch ARCHIVO")
     try:
         lexicon = load_lexicon(args.lexicon)
         recognizer = Recognizer(args.model) if args.model else default_recognizer()
         reader = SlipReader(lexicon, recognizer)
+        if learn:
+            run_learning_batch(args.batch, args.learned, reader, read_image, lambda r: _print_result(r, True))
+            return 0
         players = [PlayerRef(*p) for p in load_players(args.players)] if getattr(args, "players", None) else []
         template = PlainTemplate.load(args.template) if getattr(args, "template", None) else None
         for image_path, cgp in _jobs(args):
