@@ -62,6 +62,7 @@ bench: $(INSTALLED) bench-packages
 	$(PYTHON) -m pip install -q pyclipper shapely pyyaml six tqdm
 	$(PYTHON) tests/benchmarks/bench_slips.py
 	$(PYTHON) tests/benchmarks/bench_slip_players.py
+	$(PYTHON) tests/benchmarks/bench_tournament_slips.py
 	$(PYTHON) tests/benchmarks/bench_venue.py
 	$(PYTHON) tests/benchmarks/bench_ingest.py
 
