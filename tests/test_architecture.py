@@ -154,6 +154,24 @@ def test_the_reading_path_never_imports_the_synthetic_boards() -> None:
     assert against == [] and any(m.startswith(SYNTHETIC + ".") for m in MODULES)
 
 
+SLIP_SYNTHETIC: Final = "vision.slips.synthetic"  # handwriting, UNIPEN writers, drawn slips: training data, the demo
+
+
+def test_the_slip_reading_path_never_imports_the_synthetic_slips() -> None:
+    """Handwriting, UNIPEN writers and drawn slips make training data and demos (issue 68): no module of
+    rules_core, hardware or vision outside ``vision.slips.synthetic`` imports them, and of the web app only the
+    demo's scanner does (the models' training scripts may)."""
+    importers = {
+        module
+        for module, targets in _graph().items()
+        if not module.startswith(SLIP_SYNTHETIC)
+        and any(t == SLIP_SYNTHETIC or t.startswith(SLIP_SYNTHETIC + ".") for t in targets)
+    }
+    against = sorted(m for m in importers if not m.startswith(("models.", "webapp.services.demo.")))
+    assert against == [] and {m for m in importers if m.startswith("webapp.")} <= {"webapp.services.demo.slips"}
+    assert {"drawn", "handwriting", "unipen"} <= {m.rpartition(".")[2] for m in MODULES if m.startswith(SLIP_SYNTHETIC)}
+
+
 TEST_MODULES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("*.py"))
 
 

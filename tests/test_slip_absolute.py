@@ -14,14 +14,15 @@ from rules_core.cgp import Position
 from rules_core.lexicon import Lexicon
 from rules_core.movegen import generate_plays
 from rules_core.notation import Play
-from vision.slips import absolute, layout, synthetic, tokens
-from vision.slips import handwriting as hw
+from vision.slips import absolute, layout, tokens
 from vision.slips.decoder import GRID_THRESHOLDS_FILE, Decision, Option, Thresholds
 from vision.slips.ingest import split_pages
 from vision.slips.printing import pads, slips_pdf
 from vision.slips.reader import LocatedSlip, SlipReader, locate_slips
 from vision.slips.recognizer import DEFAULT_MODEL, GRID_MODEL, Recognizer
 from vision.slips.squares import SQUARE_MODEL
+from vision.slips.synthetic import drawn
+from vision.slips.synthetic import handwriting as hw
 from webapp.cli import main as cli
 
 CHORIZO = "15/15/15/15/15/15/15/5[CH]ORIZO4/15/15/15/15/15/15/15 AACSEIO 0/0 0"
@@ -66,8 +67,8 @@ def _read(reader: SlipReader, board: np.ndarray, cgp: str, seed: int, *plays: Pl
     rng = np.random.default_rng(seed)
     filled = board
     for play in plays:
-        filled = absolute.fill_grid(filled, play, writer, rng, unmark=unmark)
-    scan = synthetic.scan(filled, rng)
+        filled = drawn.fill_grid(filled, play, writer, rng, unmark=unmark)
+    scan = drawn.scan(filled, rng)
     return reader.read_slip(scan, lambda _: (position.board, position.rack), relative_notation=relative_notation)[0]
 
 
@@ -106,15 +107,15 @@ def _two_notations(reader: SlipReader, printed: LocatedSlip, in_boxes: str, on_b
     them named by ``crossed`` ("boxes" or "board") struck out with one line, read in CHORIZO's position."""
     assert printed.board is not None
     writer, rng = hw.HersheyWriter(hw.TRAIN_HERSHEY[0]), np.random.default_rng(6)
-    filled = synthetic.fill_slip(printed.board, synthetic.play_fields(in_boxes), writer, rng)
+    filled = drawn.fill_slip(printed.board, drawn.play_fields(in_boxes), writer, rng)
     play = Play.from_notation(on_board)
-    filled = absolute.fill_grid(filled, play, writer, rng)
+    filled = drawn.fill_grid(filled, play, writer, rng)
     if crossed == "board":
-        synthetic.strike_through(filled, absolute.squares_box(play.squares()), rng, 40.0, tilt=0.0)
+        drawn.strike_through(filled, absolute.squares_box(play.squares()), rng, 40.0, tilt=0.0)
     elif crossed == "boxes":
-        synthetic.strike_through(filled, layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6), rng, 40.0, tilt=0.0)
+        drawn.strike_through(filled, layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6), rng, 40.0, tilt=0.0)
     position = Position.from_cgp(CHORIZO)
-    return reader.read_slip(synthetic.scan(filled, rng, angle=20.0), lambda _: (position.board, position.rack))[0]
+    return reader.read_slip(drawn.scan(filled, rng, angle=20.0), lambda _: (position.board, position.rack))[0]
 
 
 def test_the_same_play_in_the_boxes_and_on_the_board_is_one_play(reader: SlipReader, printed: LocatedSlip) -> None:
@@ -310,7 +311,7 @@ def test_a_sure_board_play_settles_an_unreadable_round_number(reader: SlipReader
     holds the play as well, the slip goes to the arbiter (position not identifiable, D.III.25)."""
     four, three = Position.from_cgp(CHORIZO), Position.from_cgp(CHORIZO.replace("AACSEIO", "ASCEIOU"))
     play = Play.from_notation("12G ASOCIE")
-    scan = synthetic.scan(absolute.fill_grid(printed.board, play, hw.load_real_writer(REAL, "test"),
+    scan = drawn.scan(drawn.fill_grid(printed.board, play, hw.load_real_writer(REAL, "test"),
                                              np.random.default_rng(4)), np.random.default_rng(4))  # fmt: skip
 
     def only_four(number: int | None) -> tuple | None:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from models.slips.allographs import HEIGHT, SHAPES, AllographWriter, draw
-from vision.slips import handwriting as hw
+from vision.slips.synthetic import handwriting as hw
 
 
 class BlockWriter:

@@ -8,7 +8,7 @@ import pytest
 from models.slips.cases import make_cases
 from rules_core.lexicon import Lexicon
 from rules_core.notation import NotationError, Play
-from vision.slips import handwriting as hw
+from vision.slips.synthetic import handwriting as hw
 
 
 def test_a_coordinate_written_in_the_wrong_order_off_the_board_is_still_drawn(file2017: Lexicon) -> None:

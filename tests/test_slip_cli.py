@@ -10,8 +10,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.slips import handwriting as hw
-from vision.slips import layout, synthetic
+from vision.slips import layout
+from vision.slips.synthetic import drawn
+from vision.slips.synthetic import handwriting as hw
 from webapp.cli.slips import add_slip_commands
 
 CHORIZO = "15/15/15/15/15/15/15/5[CH]ORIZO4/15/15/15/15/15/15/15 AACSEIO 0/0 0"
@@ -35,7 +36,7 @@ def lexicon_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def move_image(text: str, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     line = np.full((110, 700), 240, np.uint8)
-    synthetic.write_in_box(line, (5, 5, 695, 105), text, hw.HersheyWriter(hw.TRAIN_HERSHEY[0]), rng)
+    drawn.write_in_box(line, (5, 5, 695, 105), text, hw.HersheyWriter(hw.TRAIN_HERSHEY[0]), rng)
     return line
 
 
@@ -71,7 +72,7 @@ def test_print_slips_then_read_slip_with_players(tmp_path: Path, lexicon_file: P
     rng = np.random.default_rng(4)
     printed = layout.render_slip(layout.SlipInfo("p1", "Open", 2, "j2", "Bruno Núñez"))
     fields = {"ronda": "3", "mesa": "2", "coordenada": "12F", "palabra": "CASA"}
-    scan = synthetic.scan(synthetic.fill_slip(printed, fields, hw.HersheyWriter(hw.TRAIN_HERSHEY[1]), rng), rng)
+    scan = drawn.scan(drawn.fill_slip(printed, fields, hw.HersheyWriter(hw.TRAIN_HERSHEY[1]), rng), rng)
     image = tmp_path / "scan.jpg"
     cv2.imwrite(str(image), scan)
     code = run(["read-slip", str(image), "--cgp", CHORIZO, "--players", str(players), "--json", "--lexicon", str(lexicon_file)])
@@ -117,7 +118,7 @@ def test_watch_reads_the_folder_into_a_game_and_review_lists_the_queue(tmp_path:
     printed = layout.render_slip(layout.SlipInfo(game_id, "Prueba", 1, "j1", "Ana"))
     rng = np.random.default_rng(9)  # a slip the reader is sure of (one it doubts waits: test_slip_feed)
     fields = {"ronda": "1", "mesa": "1", "coordenada": "H8", "palabra": "CASA"}
-    cv2.imwrite(str(inbox / "ana.jpg"), synthetic.scan(synthetic.fill_slip(printed, fields, hw.HersheyWriter(hw.TRAIN_HERSHEY[1]), rng), rng))
+    cv2.imwrite(str(inbox / "ana.jpg"), drawn.scan(drawn.fill_slip(printed, fields, hw.HersheyWriter(hw.TRAIN_HERSHEY[1]), rng), rng))
     (inbox / "roto.pdf").write_bytes(b"%PDF-1.4 roto")
     state = tmp_path / "estado"
     assert run(["slips", "watch", "--inbox", str(inbox), "--state", str(state), "--db", db, "--game", game_id,

@@ -12,12 +12,13 @@ import pytest
 from rules_core.duplicate import DuplicateSettings
 from rules_core.events import Event, GameError
 from rules_core.lexicon import Lexicon
-from vision.slips import handwriting as hw
-from vision.slips import layout, synthetic
+from vision.slips import layout
 from vision.slips.feed import GameFeed, round_status
 from vision.slips.ingest import Ingestor
 from vision.slips.reader import SlipReader
 from vision.slips.review import ReviewQueue
+from vision.slips.synthetic import drawn
+from vision.slips.synthetic import handwriting as hw
 from webapp.services.games import GameService
 from webapp.services.store import EventStore
 
@@ -36,7 +37,7 @@ def scan_of(game_id: str, player: str, table: int, fields: dict[str, str], seed:
     rng = np.random.default_rng(seed)
     printed = layout.render_slip(layout.SlipInfo(game_id, "Prueba", table, player, player))
     writer = hw.HersheyWriter(hw.TRAIN_HERSHEY[1])
-    return synthetic.scan(synthetic.fill_slip(printed, fields, writer, rng), rng)
+    return drawn.scan(drawn.fill_slip(printed, fields, writer, rng), rng)
 
 
 def feed_of(service: GameService, game_id: str, tmp_path: Path) -> GameFeed:

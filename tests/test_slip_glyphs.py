@@ -9,8 +9,8 @@ from models.slips import synth
 from models.slips.cases import REAL
 from models.slips.synth import line_glyphs
 from vision.slips import glyphs, tokens
-from vision.slips import handwriting as hw
 from vision.slips.decoder import Scored, Thresholds, decide_scored
+from vision.slips.synthetic import handwriting as hw
 
 
 def frames(text: str, at: dict[int, int], length: int) -> np.ndarray:

@@ -13,8 +13,7 @@ from models.slips.cases import REAL, SPOILS, judge, make_illegible_cases
 from rules_core.cgp import Position
 from rules_core.lexicon import Lexicon
 from rules_core.notation import Play
-from vision.slips import absolute, layout, synthetic
-from vision.slips import handwriting as hw
+from vision.slips import absolute, layout
 from vision.slips import reader as reader_module
 from vision.slips.boxes import (
     blotted,
@@ -35,6 +34,8 @@ from vision.slips.strikes import (
     struck_before_gap,
     struck_in_part,
 )
+from vision.slips.synthetic import drawn
+from vision.slips.synthetic import handwriting as hw
 
 
 def test_a_blank_a_scribbled_over_a_blotted_a_struck_out_a_crossed_out_and_a_zigzagged_play_are_each_flagged(
@@ -62,10 +63,10 @@ Spoil = Callable[..., None]
 @pytest.mark.parametrize(
     ("spoil", "spoilt", "seed", "words"),
     [
-        (synthetic.blot, blotted, 8, ("CHORIZO", "ÑANDU", "MOVAIS", "LLAMA")),
-        (synthetic.strike_through, struck, 12, ("CHORIZO", "ÑANDU", "EH→", "LLAMA", "FE")),
-        (synthetic.cross_out, struck, 14, ("CHORIZO", "ÑANDU", "EH→", "LLAMA", "FE", "OH", "AX", "XI")),
-        (synthetic.scrawl_through, struck, 16, ("CHORIZO", "ÑANDU", "LLAMA", "MOVAIS", "ABEDUL", "OH", "AX", "ESA")),
+        (drawn.blot, blotted, 8, ("CHORIZO", "ÑANDU", "MOVAIS", "LLAMA")),
+        (drawn.strike_through, struck, 12, ("CHORIZO", "ÑANDU", "EH→", "LLAMA", "FE")),
+        (drawn.cross_out, struck, 14, ("CHORIZO", "ÑANDU", "EH→", "LLAMA", "FE", "OH", "AX", "XI")),
+        (drawn.scrawl_through, struck, 16, ("CHORIZO", "ÑANDU", "LLAMA", "MOVAIS", "ABEDUL", "OH", "AX", "ESA")),
     ],
 )
 def test_a_word_box_blotted_or_struck_out_is_told_from_the_same_box_written(
@@ -80,7 +81,7 @@ def test_a_word_box_blotted_or_struck_out_is_told_from_the_same_box_written(
     writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(seed)
     for word in words:
         field = np.full((box[3], box[2]), 235, np.uint8)
-        synthetic.write_in_box(field, box, word, writer, rng)
+        drawn.write_in_box(field, box, word, writer, rng)
         assert not spoilt(field), word
         spoil(field, box, rng)
         assert spoilt(field), word
@@ -94,11 +95,11 @@ def test_a_zigzag_over_two_letters_narrower_than_the_wide_words_bound_is_a_strik
     writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(56)
     for word in ("HA", "UF", "ES", "OS"):
         field = np.full((box[3], box[2]), 235, np.uint8)
-        synthetic.write_in_box(field, box, word, writer, rng)
+        drawn.write_in_box(field, box, word, writer, rng)
         ys, xs = np.nonzero(ink_of(field) > 0.35)
         assert xs.max() - xs.min() < THROUGH_WIDE * (ys.max() - ys.min()), word  # the narrow test's case
         assert not struck(field), word
-        synthetic.scrawl_through(field, box, rng)
+        drawn.scrawl_through(field, box, rng)
         assert struck(field), word
 
 
@@ -108,10 +109,10 @@ def test_a_line_struck_level_or_tilted_either_way_is_a_strike() -> None:
     x0, y0, x1, y1 = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, layout.FIELD_INSET)
     box = (0, 0, x1 - x0, y1 - y0)
     written = np.full((box[3], box[2]), 235, np.uint8)
-    synthetic.write_in_box(written, box, "MOVAIS", hw.load_real_writer(REAL, "test"), np.random.default_rng(2))
+    drawn.write_in_box(written, box, "MOVAIS", hw.load_real_writer(REAL, "test"), np.random.default_rng(2))
     for tilt in (0.0, 5.0, -5.0, 9.0, -9.0):
         field = written.copy()
-        synthetic.strike_through(field, box, np.random.default_rng(6), tilt=tilt)
+        drawn.strike_through(field, box, np.random.default_rng(6), tilt=tilt)
         assert struck(field), tilt
 
 
@@ -121,7 +122,7 @@ def _corrected(given_up: str, kept: str, seed: int) -> tuple[np.ndarray, int]:
     x0, y0, x1, y1 = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, layout.FIELD_INSET)
     field, rng = np.full((y1 - y0, x1 - x0), 235, np.uint8), np.random.default_rng(seed)
     box = (0, 0, field.shape[1], field.shape[0])
-    return field, synthetic.correct_beside(field, box, given_up, kept, hw.load_real_writer(REAL, "test"), rng, 40.0)
+    return field, drawn.correct_beside(field, box, given_up, kept, hw.load_real_writer(REAL, "test"), rng, 40.0)
 
 
 def test_a_word_struck_out_beside_the_play_written_after_it_leaves_that_play_to_read() -> None:
@@ -137,9 +138,9 @@ def test_a_word_struck_out_beside_the_play_written_after_it_leaves_that_play_to_
     writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(7)
     for word in ("HARE", "HELEAS", "EH→", "CHORIZO"):
         field = np.full((box[3] - box[1], box[2] - box[0]), 235, np.uint8)
-        synthetic.write_in_box(field, (0, 0, field.shape[1], field.shape[0]), word, writer, rng)
+        drawn.write_in_box(field, (0, 0, field.shape[1], field.shape[0]), word, writer, rng)
         assert struck_in_part(ink_of(field) > 0.35) is None, word
-        synthetic.strike_through(field, (0, 0, field.shape[1], field.shape[0]), rng, 40.0)
+        drawn.strike_through(field, (0, 0, field.shape[1], field.shape[0]), rng, 40.0)
         assert struck_in_part(ink_of(field) > 0.35) is None and struck(field), word
 
 
@@ -150,10 +151,10 @@ def test_a_slip_corrected_beside_is_scored_as_the_play_left_visible(file2017: Le
     printed = layout.render_slip(layout.SlipInfo("p7", "Open", 1, "j1", "Ana"))
     rng = np.random.default_rng(11)
     writer = hw.load_real_writer(REAL, "test")
-    filled = synthetic.fill_slip(printed, {"coordenada": "12G", "ronda": "3"}, writer, rng)
-    synthetic.correct_beside(filled, layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6), "CAOS", "ASOCIE",
+    filled = drawn.fill_slip(printed, {"coordenada": "12G", "ronda": "3"}, writer, rng)
+    drawn.correct_beside(filled, layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6), "CAOS", "ASOCIE",
                              writer, rng, 40.0)  # fmt: skip
-    (result,) = SlipReader(file2017).read_slip(synthetic.scan(filled, rng), lambda _: (position.board, position.rack),
+    (result,) = SlipReader(file2017).read_slip(drawn.scan(filled, rng), lambda _: (position.board, position.rack),
                                                rounds=range(1, 25))  # fmt: skip
     assert result.verdict == "accepted" and result.decision.play == "12G ASOCIE"
 
@@ -164,7 +165,7 @@ def _corrected_coordinate(given_up: str, kept: str, seed: int) -> tuple[np.ndarr
     x0, y0, x1, y1 = layout.FIELDS["coordenada"].pixels(layout.PX_PER_MM, layout.FIELD_INSET)
     field, rng = np.full((y1 - y0, x1 - x0), 235, np.uint8), np.random.default_rng(seed)
     box = (0, 0, field.shape[1], field.shape[0])
-    return field, synthetic.correct_beside(field, box, given_up, kept, hw.load_real_writer(REAL, "test"), rng, 40.0)
+    return field, drawn.correct_beside(field, box, given_up, kept, hw.load_real_writer(REAL, "test"), rng, 40.0)
 
 
 def test_a_coordinate_struck_out_beside_the_one_written_after_it_leaves_that_one_to_read() -> None:
@@ -181,7 +182,7 @@ def test_a_coordinate_struck_out_beside_the_one_written_after_it_leaves_that_one
     writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(7)
     for coordinate in ("7K", "H4", "4H", "14E", "E14", "11G", "H-8", "7A"):
         field = np.full((y1 - y0, x1 - x0), 235, np.uint8)
-        synthetic.write_in_box(field, (0, 0, field.shape[1], field.shape[0]), coordinate, writer, rng)
+        drawn.write_in_box(field, (0, 0, field.shape[1], field.shape[0]), coordinate, writer, rng)
         assert struck_before_gap(ink_of(field) > 0.35) is None and visible_coordinate(field) is field, coordinate
 
 
@@ -192,7 +193,7 @@ def test_a_coordinate_struck_out_whole_is_told_from_one_written_with_crossbars(f
     over three characters it always is, over two most often (here 4 of 5 two-character coordinates struck are
     caught; 3 before the second way)."""
     def strike(field: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator) -> None:
-        synthetic.strike_through(field, box, rng, 40.0, tilt=0.0)
+        drawn.strike_through(field, box, rng, 40.0, tilt=0.0)
 
     caught = _coordinates_spoilt(("4H", "H4", "14A", "A14", "H8", "11H", "4K", "7A"), strike, coordinate_struck_out, 12)
     assert all(caught[c] for c in ("14A", "A14", "11H")) and sum(caught.values()) >= 7, caught
@@ -205,7 +206,7 @@ def test_a_coordinate_crossed_out_with_an_x_is_told_from_one_written_with_round_
     round characters (B4, D8, 6D: in other hands a path along their bowls runs from corner to corner of so small a
     box) are not taken for one; X's over them are caught."""
     def cross(field: np.ndarray, box: tuple[int, int, int, int], rng: np.random.Generator) -> None:
-        synthetic.cross_out(field, box, rng, 40.0)
+        drawn.cross_out(field, box, rng, 40.0)
 
     caught = _coordinates_spoilt(("B4", "D8", "6D", "8L", "3O", "6G", "13B", "H8"), cross, coordinate_crossed_out, 5)
     assert sum(caught.values()) >= 6, caught
@@ -222,7 +223,7 @@ def _coordinates_spoilt(coordinates: tuple[str, ...], spoil: Spoil, judge_spoilt
     caught = {}
     for coordinate in coordinates:
         field = np.full((y1 - y0, x1 - x0), 235, np.uint8)
-        synthetic.write_in_box(field, (0, 0, field.shape[1], field.shape[0]), coordinate, writer, rng)
+        drawn.write_in_box(field, (0, 0, field.shape[1], field.shape[0]), coordinate, writer, rng)
         assert not judge_spoilt(ink_of(field) > 0.35), coordinate
         spoil(field, (0, 0, field.shape[1], field.shape[0]), rng)
         caught[coordinate] = judge_spoilt(ink_of(field) > 0.35)
@@ -234,9 +235,9 @@ def _slip_with_its_coordinate_spoilt(file2017: Lexicon, spoil: Spoil, seed: int)
     position = Position.from_cgp(CHORIZO)
     writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(seed)
     printed = layout.render_slip(layout.SlipInfo("p7", "Open", 1, "j1", "Ana"))
-    filled = synthetic.fill_slip(printed, {"coordenada": "12G", "palabra": "ASOCIE", "ronda": "3"}, writer, rng)
+    filled = drawn.fill_slip(printed, {"coordenada": "12G", "palabra": "ASOCIE", "ronda": "3"}, writer, rng)
     spoil(filled, layout.FIELDS["coordenada"].pixels(layout.PX_PER_MM, 0.6), rng)
-    (result,) = SlipReader(file2017).read_slip(synthetic.scan(filled, rng), lambda _: (position.board, position.rack),
+    (result,) = SlipReader(file2017).read_slip(drawn.scan(filled, rng), lambda _: (position.board, position.rack),
                                                rounds=range(1, 25))  # fmt: skip
     return result
 
@@ -262,10 +263,10 @@ def test_a_slip_whose_coordinate_is_corrected_beside_is_scored_as_the_play_left_
     for seed in (2, 4):
         printed = layout.render_slip(layout.SlipInfo("p7", "Open", 1, "j1", "Ana"))
         rng = np.random.default_rng(seed)
-        filled = synthetic.fill_slip(printed, {"palabra": "ASOCIE", "ronda": "3"}, writer, rng)
-        synthetic.correct_beside(filled, layout.FIELDS["coordenada"].pixels(layout.PX_PER_MM, 0.6), "G12", "12G",
+        filled = drawn.fill_slip(printed, {"palabra": "ASOCIE", "ronda": "3"}, writer, rng)
+        drawn.correct_beside(filled, layout.FIELDS["coordenada"].pixels(layout.PX_PER_MM, 0.6), "G12", "12G",
                                  writer, rng, 40.0)  # fmt: skip
-        (result,) = reader.read_slip(synthetic.scan(filled, rng), lambda _: (position.board, position.rack),
+        (result,) = reader.read_slip(drawn.scan(filled, rng), lambda _: (position.board, position.rack),
                                      rounds=range(1, 25))  # fmt: skip
         assert result.verdict == "accepted" and result.decision.play == "12G ASOCIE", seed
 
@@ -276,9 +277,9 @@ def test_a_row_crossed_out_above_the_row_that_stands_leaves_that_row_to_read() -
     standing, or both crossed out, are left whole (two plays written; a spoilt box)."""
     x0, y0, x1, y1 = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, layout.FIELD_INSET)
     writer = hw.load_real_writer(REAL, "test")
-    for seed, spoil in enumerate((synthetic.strike_through, synthetic.cross_out, synthetic.scrawl_through)):
+    for seed, spoil in enumerate((drawn.strike_through, drawn.cross_out, drawn.scrawl_through)):
         field, rng = np.full((y1 - y0, x1 - x0), 235, np.uint8), np.random.default_rng(seed)
-        middle = synthetic.correct_below(field, (0, 0, field.shape[1], field.shape[0]), "CAOS", "ASOCIE", writer, rng,
+        middle = drawn.correct_below(field, (0, 0, field.shape[1], field.shape[0]), "CAOS", "ASOCIE", writer, rng,
                                          spoil)  # fmt: skip
         row = visible_row(field)  # the lower row, about twice as high as written, so twice as wide as the box
         assert row.shape[0] == field.shape[0] and row.shape[1] > 1.5 * field.shape[1], spoil.__name__
@@ -287,8 +288,8 @@ def test_a_row_crossed_out_above_the_row_that_stands_leaves_that_row_to_read() -
         spoil(both, (0, middle, both.shape[1], both.shape[0]), rng, 40.0)
         assert visible_row(both) is both, spoil.__name__
     field, rng = np.full((y1 - y0, x1 - x0), 235, np.uint8), np.random.default_rng(9)
-    synthetic.write_in_box(field, (0, 0, field.shape[1], field.shape[0] // 2), "CASA", writer, rng)
-    synthetic.write_in_box(field, (0, field.shape[0] // 2, field.shape[1], field.shape[0]), "ASOCIE", writer, rng)
+    drawn.write_in_box(field, (0, 0, field.shape[1], field.shape[0] // 2), "CASA", writer, rng)
+    drawn.write_in_box(field, (0, field.shape[0] // 2, field.shape[1], field.shape[0]), "ASOCIE", writer, rng)
     assert text_rows(field) == 2 and visible_row(field) is field
 
 
@@ -301,10 +302,10 @@ def test_a_slip_whose_word_is_crossed_out_and_the_play_written_under_it_is_score
     printed = layout.render_slip(layout.SlipInfo("p7", "Open", 1, "j1", "Ana"))
     rng = np.random.default_rng(11)
     writer = hw.load_real_writer(REAL, "test")
-    filled = synthetic.fill_slip(printed, {"coordenada": "12G", "ronda": "3"}, writer, rng)
-    synthetic.correct_below(filled, layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6), "CAOS", "ASOCIE", writer,
-                            rng, synthetic.cross_out)  # fmt: skip
-    (result,) = SlipReader(file2017).read_slip(synthetic.scan(filled, rng), lambda _: (position.board, position.rack),
+    filled = drawn.fill_slip(printed, {"coordenada": "12G", "ronda": "3"}, writer, rng)
+    drawn.correct_below(filled, layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6), "CAOS", "ASOCIE", writer,
+                            rng, drawn.cross_out)  # fmt: skip
+    (result,) = SlipReader(file2017).read_slip(drawn.scan(filled, rng), lambda _: (position.board, position.rack),
                                                rounds=range(1, 25))  # fmt: skip
     assert result.verdict == "accepted" and result.decision.play == "12G ASOCIE"
 
@@ -316,10 +317,10 @@ def test_a_long_word_crossed_out_above_the_play_does_not_spoil_the_box() -> None
     x0, y0, x1, y1 = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, layout.FIELD_INSET)
     writer = hw.load_real_writer(REAL, "test")
     coordinate = np.full((y1 - y0, 160), 235, np.uint8)
-    for given_up, kept, seed, spoil in (("ENRODAS", "DONEN", 0, synthetic.cross_out),
-                                        ("AGRACEJO", "CESAR", 4, synthetic.strike_through)):  # fmt: skip
+    for given_up, kept, seed, spoil in (("ENRODAS", "DONEN", 0, drawn.cross_out),
+                                        ("AGRACEJO", "CESAR", 4, drawn.strike_through)):  # fmt: skip
         field, rng = np.full((y1 - y0, x1 - x0), 235, np.uint8), np.random.default_rng(seed)
-        synthetic.correct_below(field, (0, 0, field.shape[1], field.shape[0]), given_up, kept, writer, rng, spoil)
+        drawn.correct_below(field, (0, 0, field.shape[1], field.shape[0]), given_up, kept, writer, rng, spoil)
         assert struck(field) and not struck(visible_row(field)), given_up
         assert not reader_module._notation_read(None, coordinate, visible_part(field), field).spoilt, given_up
 
@@ -330,10 +331,10 @@ def test_a_short_play_written_small_under_a_word_crossed_out_is_the_row_that_sta
     and flagged. Under a single row a lower one counts (``reader.LOW_ROW``): the play is the row that stands."""
     x0, y0, x1, y1 = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, layout.FIELD_INSET)
     writer = hw.load_real_writer(REAL, "test")
-    for given_up, kept, seed, spoil in (("CASA", "HA", 0, synthetic.cross_out), ("TUYA", "CE", 3, synthetic.strike_through),
-                                        ("UFOS", "NE", 5, synthetic.cross_out)):  # fmt: skip
+    for given_up, kept, seed, spoil in (("CASA", "HA", 0, drawn.cross_out), ("TUYA", "CE", 3, drawn.strike_through),
+                                        ("UFOS", "NE", 5, drawn.cross_out)):  # fmt: skip
         field, rng = np.full((y1 - y0, x1 - x0), 235, np.uint8), np.random.default_rng(seed)
-        synthetic.correct_below(field, (0, 0, field.shape[1], field.shape[0]), given_up, kept, writer, rng, spoil)
+        drawn.correct_below(field, (0, 0, field.shape[1], field.shape[0]), given_up, kept, writer, rng, spoil)
         assert text_rows(field) == 1, kept  # still one play written, for the several-plays rule
         row = visible_row(field)  # a part of the box, enlarged to its height: wider than the box
         assert row.shape[0] == field.shape[0] and row.shape[1] > field.shape[1] and not struck(row), kept
@@ -363,7 +364,7 @@ def test_a_vertical_word_on_the_board_is_spoilt_along_its_height() -> None:
     """On an absolute slip's board a vertical word's squares make a box taller than wide: the scribble, the
     blot and the strike run along its height, and ink nothing outside it."""
     rng = np.random.default_rng(5)
-    for spoil in (synthetic.scribble_over, synthetic.blot, synthetic.strike_through):
+    for spoil in (drawn.scribble_over, drawn.blot, drawn.strike_through):
         page = np.full((400, 200), 235, np.uint8)
         box = (80, 40, 114, 360)  # one square wide, nine tall
         spoil(page, box, rng, 40.0)
@@ -375,9 +376,9 @@ def test_a_vertical_word_on_the_board_is_spoilt_along_its_height() -> None:
 @pytest.mark.parametrize(
     ("spoil", "spoilt"),
     [
-        (synthetic.blot, absolute.blotted),
-        (synthetic.strike_through, absolute.struck),
-        (synthetic.cross_out, absolute.struck),
+        (drawn.blot, absolute.blotted),
+        (drawn.strike_through, absolute.struck),
+        (drawn.cross_out, absolute.struck),
     ],
 )
 def test_a_play_blotted_or_struck_out_on_an_absolute_board_is_told_from_the_letters_in_its_squares(
@@ -394,7 +395,7 @@ def test_a_play_blotted_or_struck_out_on_an_absolute_board_is_told_from_the_lett
     for notation in ("12G ASOCIE", "C2 CASA", "8D ÑANDU", "H4 MOVAIS", "H8 OSO", "8H FE"):
         play = Play.from_notation(notation)
         squares = play.squares()
-        filled = absolute.fill_grid(board, play, writer, rng)
+        filled = drawn.fill_grid(board, play, writer, rng)
         assert not spoilt(filled, squares), notation
         first, last = absolute.cell_box(*squares[0]), absolute.cell_box(*squares[-1])
         spoil(filled, (first[0], first[1], last[2], last[3]), rng, 40.0)
@@ -413,10 +414,10 @@ def test_a_zigzag_drawn_light_along_a_boards_play_is_a_strike() -> None:
     for notation in ("12G ASOCIE", "C2 CASA", "H4 MOVAIS", "8D ÑANDU"):
         play = Play.from_notation(notation)
         squares = play.squares()
-        filled = absolute.fill_grid(board, play, writer, rng)
+        filled = drawn.fill_grid(board, play, writer, rng)
         assert not absolute.struck(filled, squares), notation
         first, last = absolute.cell_box(*squares[0]), absolute.cell_box(*squares[-1])
-        synthetic.scrawl_through(filled, (first[0], first[1], last[2], last[3]), np.random.default_rng(21), light)
+        drawn.scrawl_through(filled, (first[0], first[1], last[2], last[3]), np.random.default_rng(21), light)
         assert absolute.struck(filled, squares), notation
 
 
@@ -429,11 +430,11 @@ def test_the_printed_lines_are_taken_out_of_the_boards_ink_and_the_letters_acros
     row = (*absolute.cell_box(7, 0)[:2], *absolute.cell_box(7, 14)[2:])
     assert not (absolute.unruled(board, row, layout.PX_PER_MM) > absolute.INK_CONTRAST).any()
     play = Play.from_notation("H1 CHORIZOS")  # seven squares, H1 to H7
-    filled = absolute.fill_grid(board, play, hw.load_real_writer(REAL, "test"), np.random.default_rng(3))
+    filled = drawn.fill_grid(board, play, hw.load_real_writer(REAL, "test"), np.random.default_rng(3))
     letters = absolute.unruled(filled, row, layout.PX_PER_MM) > absolute.INK_CONTRAST
     end = absolute.cell_box(7, 6)[2] - row[0]
     assert letters[:, :end].any(axis=0).mean() > 0.3
     assert not letters[:, end + 3 :].any()  # no ink past the word's squares
-    synthetic.strike_through(filled, (row[0], row[1], row[0] + end, row[3]), np.random.default_rng(4))
+    drawn.strike_through(filled, (row[0], row[1], row[0] + end, row[3]), np.random.default_rng(4))
     struck_row = absolute.unruled(filled, row, layout.PX_PER_MM) > absolute.INK_CONTRAST
     assert struck_row[:, 20 : end - 20].any(axis=0).all()

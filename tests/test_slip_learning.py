@@ -13,14 +13,14 @@ import pytest
 
 from rules_core.cgp import Position
 from rules_core.lexicon import Lexicon
-from vision.slips import handwriting as hw
-from vision.slips import synthetic
 from vision.slips.decoder import CandidateSet, Scored
 from vision.slips.glyphs import GLYPH_INDEX
 from vision.slips.learning import JOURNAL, FeatureGlyphs, GlyphMemory, LearningError, PlayerGlyphs, misread_pairs
 from vision.slips.lineimage import prepare_line
 from vision.slips.reader import SlipReader
 from vision.slips.room import RoomReader, unseen_tail
+from vision.slips.synthetic import drawn
+from vision.slips.synthetic import handwriting as hw
 from webapp.cli.slips import add_slip_commands
 
 CHORIZO = "15/15/15/15/15/15/15/5[CH]ORIZO4/15/15/15/15/15/15/15 AACSEIO 0/0 0"
@@ -48,7 +48,7 @@ def features() -> FeatureGlyphs:
 def move_image(text: str, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     line = np.full((110, 700), 240, np.uint8)
-    synthetic.write_in_box(line, (5, 5, 695, 105), text, WRITER, rng)
+    drawn.write_in_box(line, (5, 5, 695, 105), text, WRITER, rng)
     return line
 
 

@@ -7,13 +7,14 @@ import pytest
 
 from rules_core.cgp import Position
 from rules_core.lexicon import Lexicon
-from vision.slips import handwriting as hw
-from vision.slips import layout, register, synthetic
+from vision.slips import layout, register
 from vision.slips.ingest import split_pages
 from vision.slips.printing import pads, slip_origins, slips_pdf
 from vision.slips.reader import PlayerRef, SlipReader, locate_slips
 from vision.slips.reader import Position as RoundPosition
 from vision.slips.register import PlainTemplate, find_slips
+from vision.slips.synthetic import drawn
+from vision.slips.synthetic import handwriting as hw
 
 CHORIZO = "15/15/15/15/15/15/15/5[CH]ORIZO4/15/15/15/15/15/15/15 AACSEIO 0/0 0"
 PLAYERS = [("j1", "Ana Pérez", 1), ("j2", "Bruno Núñez", 2), ("j3", "Carmen Ruiz", 3)]
@@ -51,7 +52,7 @@ def test_the_page_holds_eight_slips_found_at_any_rotation(printed_page: np.ndarr
     slip = cut_slip(printed_page, 0)
     rng = np.random.default_rng(1)
     for angle in (0.0, 90.0, 180.0, 233.0):
-        scan = synthetic.scan(slip, rng, angle=angle)
+        scan = drawn.scan(slip, rng, angle=angle)
         found = find_slips(scan)
         assert len(found) == 1 and found[0].error_mm < 0.6 and len(found[0].markers) == 4
 
@@ -78,9 +79,9 @@ def test_the_printed_pdf_is_read_back(printed_page: np.ndarray, reader: SlipRead
     right = 0
     for index, (angle, play) in enumerate([(0.0, "12F CASA"), (180.0, "H6 CHORIZOS"), (77.0, "11E CASO")]):
         slip = cut_slip(printed_page, index)
-        fields = synthetic.play_fields(play)
+        fields = drawn.play_fields(play)
         fields.update({"ronda": "4", "mesa": "1"})
-        scan = synthetic.scan(synthetic.fill_slip(slip, fields, hand(index), rng), rng, angle=angle)
+        scan = drawn.scan(drawn.fill_slip(slip, fields, hand(index), rng), rng, angle=angle)
         results = reader.read_slip(scan, lambda _: fixed, players, rounds=range(1, 10))
         assert len(results) == 1
         result = results[0]
@@ -114,13 +115,13 @@ def test_a_plain_slip_registered_to_its_template(reader: SlipReader, spoilt: str
     play_field = (184, 154, 656, 236)
     template = PlainTemplate(blank, {"ronda": (44, 154, 146, 236), "jugada": play_field})
     filled = blank.copy()
-    synthetic.write_in_box(filled, (44, 154, 146, 236), "4", hand(1), rng)
+    drawn.write_in_box(filled, (44, 154, 146, 236), "4", hand(1), rng)
     if spoilt == "corrected":
-        synthetic.correct_beside(filled, play_field, "12F CAOS", "12F CASA", hand(1), rng, 40.0)
+        drawn.correct_beside(filled, play_field, "12F CAOS", "12F CASA", hand(1), rng, 40.0)
     else:
-        synthetic.write_in_box(filled, play_field, "12F CASA", hand(1), rng)
+        drawn.write_in_box(filled, play_field, "12F CASA", hand(1), rng)
     if spoilt == "struck":
-        synthetic.strike_through(filled, play_field, rng, tilt=4.0)
+        drawn.strike_through(filled, play_field, rng, tilt=4.0)
     h, w = filled.shape
     rotation = cv2.getRotationMatrix2D((w / 2, h / 2), 170, 0.9)
     scan = cv2.warpAffine(filled, rotation, (w, h), borderValue=235)
@@ -146,7 +147,7 @@ def test_without_its_qr_code_a_slip_needs_the_table_and_the_printed_name_to_agre
     printed[y0:y1, x0:x1] = 255
     rng = np.random.default_rng(5)
     fields = {"ronda": "2", "mesa": written_table, "coordenada": "H8", "palabra": "CASA"}
-    scan = synthetic.scan(synthetic.fill_slip(printed, fields, hand(2), rng), rng)
+    scan = drawn.scan(drawn.fill_slip(printed, fields, hand(2), rng), rng)
     (result,) = reader.read_slip(scan, lambda _: None, players, rounds=range(1, 10))
     assert result.player == expected
     assert ("player_unknown" in result.flags) == (expected is None)
@@ -160,7 +161,7 @@ def test_a_qr_code_that_the_decoder_misses_at_its_scanned_size_is_read() -> None
     rng = np.random.default_rng(0)
     printed = layout.render_slip(layout.SlipInfo(game, "Open de prueba", 2, "j2", "j2"))
     fields = {"ronda": "1", "coordenada": "3H", "palabra": "AMONEN"}
-    scan = synthetic.scan(synthetic.fill_slip(printed, fields, hw.HersheyWriter(hw.TRAIN_HERSHEY[1]), rng), rng)
+    scan = drawn.scan(drawn.fill_slip(printed, fields, hw.HersheyWriter(hw.TRAIN_HERSHEY[1]), rng), rng)
     assert [slip.qr for slip in locate_slips(scan)] == [(game, 2, "j2")]
 
 
@@ -205,8 +206,8 @@ def test_a_prepared_line_keeps_more_paper_after_its_last_letter_than_before_its_
 
 def _slip_with_round(printed_page: np.ndarray, round_written: str) -> np.ndarray:
     rng = np.random.default_rng(11)
-    fields = {**synthetic.play_fields("12F CASA"), "ronda": round_written, "mesa": "1"}
-    return synthetic.scan(synthetic.fill_slip(cut_slip(printed_page, 1), fields, hand(0), rng), rng, angle=0.0)
+    fields = {**drawn.play_fields("12F CASA"), "ronda": round_written, "mesa": "1"}
+    return drawn.scan(drawn.fill_slip(cut_slip(printed_page, 1), fields, hand(0), rng), rng, angle=0.0)
 
 
 def test_a_sure_play_of_the_round_being_played_settles_an_unreadable_round_number(

@@ -14,14 +14,15 @@ from models.slips.spoilt_data import spoilt_boxes
 from rules_core.cgp import Position
 from rules_core.lexicon import Lexicon
 from rules_core.notation import Play
-from vision.slips import absolute, layout, synthetic
-from vision.slips import handwriting as hw
+from vision.slips import absolute, layout
 from vision.slips.boxes import play_spoilt, visible_coordinate, visible_part
 from vision.slips.lineimage import ink_of
 from vision.slips.reader import SlipReader, _crop, _notation_read, locate_slips
 from vision.slips.register import find_slips
 from vision.slips.spoilt import box_input, default_spoilt_net
 from vision.slips.strikes import coordinate_crossed_out, coordinate_struck_out
+from vision.slips.synthetic import drawn
+from vision.slips.synthetic import handwriting as hw
 
 Spoil = Callable[[np.ndarray, tuple[int, int, int, int], np.random.Generator, float], None]
 CHORIZO = "15/15/15/15/15/15/15/5[CH]ORIZO4/15/15/15/15/15/15/15 AACSEIO 0/0 0"
@@ -34,10 +35,10 @@ def _scanned_boxes(coordinate: str, word: str, spoil: dict[str, Spoil], seed: in
     field name, scanned and cut as the reader cuts them."""
     writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(seed)
     printed = layout.render_slip(layout.SlipInfo("p7", "Open", 1, "j1", "Ana"))
-    filled = synthetic.fill_slip(printed, {"coordenada": coordinate, "palabra": word, "ronda": "3"}, writer, rng)
+    filled = drawn.fill_slip(printed, {"coordenada": coordinate, "palabra": word, "ronda": "3"}, writer, rng)
     for name, how in spoil.items():
         how(filled, layout.FIELDS[name].pixels(layout.PX_PER_MM, 0.6), rng, 40.0)
-    scan = synthetic.scan(filled, rng)
+    scan = drawn.scan(filled, rng)
     rectified = find_slips(scan)[0].rectify(scan)
     crops = []
     for name in ("coordenada", "palabra"):
@@ -57,7 +58,7 @@ def test_a_zigzag_over_a_coordinate_is_told_from_a_written_m_or_n(written: str) 
     network flags the zigzag and not the same coordinate written."""
     coordinate, word = _scanned_boxes(written, "CASA", {}, 3)
     assert not _spoilt(coordinate, word), written
-    coordinate, word = _scanned_boxes(written, "CASA", {"coordenada": synthetic.scrawl_through}, 3)
+    coordinate, word = _scanned_boxes(written, "CASA", {"coordenada": drawn.scrawl_through}, 3)
     mask = ink_of(coordinate) > 0.35
     assert _spoilt(coordinate, word), written
     if not (coordinate_struck_out(mask) or coordinate_crossed_out(mask)):
@@ -65,7 +66,7 @@ def test_a_zigzag_over_a_coordinate_is_told_from_a_written_m_or_n(written: str) 
 
 
 @pytest.mark.parametrize("word", ["EX", "NO", "YA", "OH"])
-@pytest.mark.parametrize("spoil", [synthetic.scrawl_through, synthetic.strike_through, synthetic.cross_out])
+@pytest.mark.parametrize("spoil", [drawn.scrawl_through, drawn.strike_through, drawn.cross_out])
 def test_a_two_letter_word_spoilt_any_way_is_flagged_and_written_is_not(word: str, spoil: Spoil) -> None:
     coordinate, box = _scanned_boxes("H8", word, {}, 7)
     assert not _spoilt(coordinate, box)
@@ -79,9 +80,9 @@ def test_a_slip_whose_coordinate_is_zigzagged_goes_to_the_arbiter(file2017: Lexi
     position = Position.from_cgp(CHORIZO)
     writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(4)
     printed = layout.render_slip(layout.SlipInfo("p7", "Open", 1, "j1", "Ana"))
-    filled = synthetic.fill_slip(printed, {"coordenada": "12G", "palabra": "ASOCIE", "ronda": "3"}, writer, rng)
-    synthetic.scrawl_through(filled, layout.FIELDS["coordenada"].pixels(layout.PX_PER_MM, 0.6), rng, 40.0)
-    (result,) = SlipReader(file2017).read_slip(synthetic.scan(filled, rng), lambda _: (position.board, position.rack),
+    filled = drawn.fill_slip(printed, {"coordenada": "12G", "palabra": "ASOCIE", "ronda": "3"}, writer, rng)
+    drawn.scrawl_through(filled, layout.FIELDS["coordenada"].pixels(layout.PX_PER_MM, 0.6), rng, 40.0)
+    (result,) = SlipReader(file2017).read_slip(drawn.scan(filled, rng), lambda _: (position.board, position.rack),
                                                rounds=range(1, 25))  # fmt: skip
     assert result.verdict == "flagged" and "illegible" in result.flags
 
@@ -121,10 +122,10 @@ def test_the_network_never_chooses_which_of_two_notations_is_scored(monkeypatch:
 
     monkeypatch.setattr("vision.slips.boxes.default_spoilt_net", lambda: SureOfEverything())
     writer, rng = hw.load_real_writer(REAL, "test"), np.random.default_rng(2)
-    filled = synthetic.fill_slip(absolute.render_absolute_slip(layout.SlipInfo("p7", "Open", 1, "j1", "Ana")),
+    filled = drawn.fill_slip(absolute.render_absolute_slip(layout.SlipInfo("p7", "Open", 1, "j1", "Ana")),
                                  {"coordenada": "12G", "palabra": "ASOCIE", "ronda": "3"}, writer, rng)  # fmt: skip
-    filled = absolute.fill_grid(filled, Play.from_notation("H8 CASA"), writer, rng)
-    (slip,) = locate_slips(synthetic.scan(filled, rng))
+    filled = drawn.fill_grid(filled, Play.from_notation("H8 CASA"), writer, rng)
+    (slip,) = locate_slips(drawn.scan(filled, rng))
     fields = {name: _crop(slip.rectified, box.pixels(layout.PX_PER_MM, layout.FIELD_INSET))
               for name, box in layout.FIELDS.items()}  # fmt: skip
     coordinate, word = visible_coordinate(fields["coordenada"]), visible_part(fields["palabra"])

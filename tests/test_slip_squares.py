@@ -11,9 +11,9 @@ from rules_core.board import Board
 from rules_core.cgp import Position
 from rules_core.lexicon import Lexicon
 from vision.slips import absolute, squares
-from vision.slips import handwriting as hw
 from vision.slips.decoder import Thresholds, decide_scored
 from vision.slips.squares import LETTERS, SquareRecognizer, joint_index, score_squares, square_image, square_labels
+from vision.slips.synthetic import handwriting as hw
 
 CHORIZO = "15/15/15/15/15/15/15/5[CH]ORIZO4/15/15/15/15/15/15/15 AACSEIO 0/0 0"
 

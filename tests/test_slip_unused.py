@@ -21,13 +21,14 @@ import pytest
 from rules_core.duplicate import DuplicateSettings
 from rules_core.events import Event
 from rules_core.lexicon import Lexicon
-from vision.slips import absolute, layout, synthetic
-from vision.slips import handwriting as hw
+from vision.slips import layout
 from vision.slips.feed import GameFeed
 from vision.slips.ingest import Ingestor, split_pages
 from vision.slips.printing import pads, slip_origins, slips_pdf
 from vision.slips.reader import SlipReader, locate_slips
 from vision.slips.review import ReviewQueue
+from vision.slips.synthetic import drawn
+from vision.slips.synthetic import handwriting as hw
 from webapp.services.games import GameService
 from webapp.services.store import EventStore
 
@@ -64,7 +65,7 @@ def write_on_sheet(page: np.ndarray, index: int, fields: dict[str, str], seed: i
         box = layout.FIELDS[name]
         mm = (ox + box.x0 + 0.6, oy + box.y0 + 0.6, ox + box.x1 - 0.6, oy + box.y1 - 0.6)
         pixels = tuple(int(round(v * DPI / 25.4)) for v in mm)
-        synthetic.write_in_box(page, pixels, text, WRITER, rng, 40.0)  # type: ignore[arg-type]
+        drawn.write_in_box(page, pixels, text, WRITER, rng, 40.0)  # type: ignore[arg-type]
 
 
 def scanned(page: np.ndarray, seed: int) -> np.ndarray:
@@ -121,7 +122,7 @@ def test_on_a_sheet_a_written_slip_is_read_a_slip_with_no_play_asks_and_the_unus
 @pytest.mark.parametrize("seed", range(6))
 def test_a_scanned_unused_slip_has_nothing_written_whatever_the_scanner(seed: int) -> None:
     printed = layout.render_slip(layout.SlipInfo("g", "Prueba", 12, "j12", "Dora Núñez"))
-    (slip,) = locate_slips(synthetic.scan(printed, np.random.default_rng(seed)))
+    (slip,) = locate_slips(drawn.scan(printed, np.random.default_rng(seed)))
     assert slip.written == frozenset() and slip.unused
 
 
@@ -129,7 +130,7 @@ def test_a_scanned_unused_slip_has_nothing_written_whatever_the_scanner(seed: in
 def test_anything_written_in_any_box_makes_it_a_slip(field: str, text: str) -> None:
     printed = layout.render_slip(layout.SlipInfo("g", "Prueba", 12, "j12", "Dora Núñez"))
     rng = np.random.default_rng(len(field))
-    (slip,) = locate_slips(synthetic.scan(synthetic.fill_slip(printed, {field: text}, WRITER, rng), rng))
+    (slip,) = locate_slips(drawn.scan(drawn.fill_slip(printed, {field: text}, WRITER, rng), rng))
     assert slip.written == {field} and not slip.unused
 
 
@@ -137,8 +138,8 @@ def test_a_faint_pencil_is_writing_too() -> None:
     """A pen 40 grey levels under the paper (less than the recogniser takes for ink) still makes a slip."""
     printed = layout.render_slip(layout.SlipInfo("g", "Prueba", 3, "j3", "Ciro"))
     rng = np.random.default_rng(7)
-    synthetic.write_in_box(printed, layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6), "CASA", WRITER, rng, 215.0)
-    (slip,) = locate_slips(synthetic.scan(printed, rng, angle=30.0))
+    drawn.write_in_box(printed, layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6), "CASA", WRITER, rng, 215.0)
+    (slip,) = locate_slips(drawn.scan(printed, rng, angle=30.0))
     assert slip.written == {"palabra"}
 
 
@@ -149,8 +150,8 @@ def test_an_absolute_slip_is_unused_only_with_nothing_on_its_board(reader: SlipR
     (blank,) = locate_slips(page)
     assert blank.board is not None and blank.unused
     rng = np.random.default_rng(5)
-    filled = absolute.fill_grid(blank.board, Play.from_notation("H8 CASA"), WRITER, rng)
-    (written,) = locate_slips(synthetic.scan(filled, rng))
+    filled = drawn.fill_grid(blank.board, Play.from_notation("H8 CASA"), WRITER, rng)
+    (written,) = locate_slips(drawn.scan(filled, rng))
     assert written.written == {"tablero"}
     result = reader.read_located(written, lambda _: None, [], [])
     assert result.verdict != "unused" and "no_play" not in result.flags

@@ -1,4 +1,5 @@
-"""UNIPEN pen strokes (``vision.slips.unipen``): parsing each collection, strokes upright, writer-disjoint splits."""
+"""UNIPEN pen strokes (``vision.slips.synthetic.unipen``): parsing each collection, strokes upright,
+writer-disjoint splits."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.slips import handwriting as hw
-from vision.slips import unipen
+from vision.slips.synthetic import unipen
+from vision.slips.synthetic import handwriting as hw
 
 pytestmark = pytest.mark.skipif(not unipen.available(), reason="../shared/data/handwriting/unipen is missing")
 

@@ -17,9 +17,10 @@ from flask.testing import FlaskClient
 from rules_core.duplicate import DuplicateGame
 from rules_core.lexicon import Lexicon
 from rules_core.slips import Slip
-from vision.slips import handwriting as hw
-from vision.slips import layout, synthetic
+from vision.slips import layout
 from vision.slips.review import ReviewQueue
+from vision.slips.synthetic import drawn
+from vision.slips.synthetic import handwriting as hw
 from webapp.app import create_app
 from webapp.services.demo import server as demo_server
 from webapp.services.demo.server import Demo, Timing
@@ -40,7 +41,7 @@ def scan_of(game_id: str, player: str, table: int, coordinate: str, word: str, s
     rng = np.random.default_rng(seed)
     printed = layout.render_slip(layout.SlipInfo(game_id, "Open de prueba", table, player, player))
     fields = {"ronda": "1", "coordenada": coordinate, "palabra": word}
-    return synthetic.scan(synthetic.fill_slip(printed, fields, hw.HersheyWriter(hw.TRAIN_HERSHEY[1]), rng), rng)
+    return drawn.scan(drawn.fill_slip(printed, fields, hw.HersheyWriter(hw.TRAIN_HERSHEY[1]), rng), rng)
 
 
 def jpeg(image: np.ndarray) -> bytes:

@@ -19,7 +19,7 @@ from typing import Final
 
 import numpy as np
 
-from vision.slips import handwriting as hw
+from vision.slips.synthetic import handwriting as hw
 
 HEIGHT: Final = 48  # px: the cap height the strokes are drawn at (glyphs are rescaled when a line is laid out)
 Strokes = list[np.ndarray]  # each (n, 2): x, y in cap heights

@@ -27,8 +27,9 @@ from rules_core.lexicon import Lexicon
 from rules_core.movegen import ScoredPlay, generate_plays
 from rules_core.notation import Play
 from rules_core.slips import Slip, score_slip
-from vision.slips import handwriting as hw
-from vision.slips import absolute, layout, synthetic, unipen
+from vision.slips import absolute, layout
+from vision.slips.synthetic import drawn, unipen
+from vision.slips.synthetic import handwriting as hw
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 GOLDEN = SHARED / "golden" / "positions_dev.jsonl.gz"
@@ -112,10 +113,10 @@ def _filled_slip(info: layout.SlipInfo, fields: dict[str, str], play: Play | Non
     (``board``), the round and table in theirs and ``play`` on the printed board (none: nothing written there;
     ``unmark``: its blanks not circled)."""
     if not board:
-        return synthetic.fill_slip(layout.render_slip(info), fields, writer, rng)
+        return drawn.fill_slip(layout.render_slip(info), fields, writer, rng)
     boxes = {name: fields[name] for name in ("ronda", "mesa")}
-    filled = synthetic.fill_slip(absolute.render_absolute_slip(info), boxes, writer, rng)
-    return filled if play is None else absolute.fill_grid(filled, play, writer, rng, unmark=unmark)
+    filled = drawn.fill_slip(absolute.render_absolute_slip(info), boxes, writer, rng)
+    return filled if play is None else drawn.fill_grid(filled, play, writer, rng, unmark=unmark)
 
 
 def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon,
@@ -158,12 +159,12 @@ def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lex
                 kind, sp = "clean", legal_play_written(plays, written, position)
                 written, expected = sp.notation, sp.score
             info = bench_slip(made)
-            fields = synthetic.play_fields(written)
+            fields = drawn.play_fields(written)
             fields.update({"ronda": str(int(rng.integers(1, 25))), "mesa": str(info.table)})
             writer = writers[int(rng.integers(len(writers)))]
             on_board = Play.from_notation(written) if board else None  # a box's notation may be mis-ordered
             filled = _filled_slip(info, fields, on_board, writer, rng, board, unmark=kind == "unmarked")
-            scan = synthetic.scan(filled, rng)
+            scan = drawn.scan(filled, rng)
             yield Case(kind, cgp, written, sp.notation, int(expected or 0), has_blank and kind != "unmarked", scan,
                        info.player, int(fields["ronda"]))  # fmt: skip
             made += 1
@@ -188,15 +189,15 @@ def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, le
                          board: bool = False) -> Iterator[Case]:  # fmt: skip
     """``count`` slips whose play no arbiter could score as written (D.III.20.4), each ``SPOILS`` in turn: the
     play field left blank, a play of the position written and then scribbled over
-    (``synthetic.scribble_over``), written under a blot of ink (``synthetic.blot``), written and struck out
-    with one line (``synthetic.strike_through``), crossed out with an X (``synthetic.cross_out``) or scrawled
-    through with a zigzag (``synthetic.scrawl_through``). ``board``: absolute slips (D.III.20.1.c), the play
+    (``drawn.scribble_over``), written under a blot of ink (``drawn.blot``), written and struck out
+    with one line (``drawn.strike_through``), crossed out with an X (``drawn.cross_out``) or scrawled
+    through with a zigzag (``drawn.scrawl_through``). ``board``: absolute slips (D.III.20.1.c), the play
     written on the printed board and spoilt there. Each must go to the arbiter (``judge``); the round and table
     boxes are filled in as usual. Fixed by ``seed``."""
     rng = np.random.default_rng(seed)
     for made, (cgp, _, plays) in zip(range(count), _drawn_positions(rng, lexicon)):
         sp, spoil = _choose_play(plays, rng), SPOILS[made % len(SPOILS)]
-        fields = synthetic.play_fields(sp.notation) if spoil != "blank" else {}
+        fields = drawn.play_fields(sp.notation) if spoil != "blank" else {}
         info = bench_slip(made)
         fields.update({"ronda": str(int(rng.integers(1, 25))), "mesa": str(info.table)})
         writer = writers[int(rng.integers(len(writers)))]
@@ -206,12 +207,12 @@ def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, le
         else:
             spoilt_box = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6)
         ink = float(rng.uniform(10, 90))
-        spoiler = {"scribbled": synthetic.scribble_over, "blotted": synthetic.blot, "struck": synthetic.strike_through,
-                   "crossed": synthetic.cross_out, "zigzag": synthetic.scrawl_through}  # fmt: skip
+        spoiler = {"scribbled": drawn.scribble_over, "blotted": drawn.blot, "struck": drawn.strike_through,
+                   "crossed": drawn.cross_out, "zigzag": drawn.scrawl_through}  # fmt: skip
         if spoil in spoiler:
             spoiler[spoil](filled, spoilt_box, rng, ink)
         written = "" if spoil == "blank" else sp.notation
-        yield Case("illegible", cgp, written, sp.notation, 0, False, synthetic.scan(filled, rng), info.player,
+        yield Case("illegible", cgp, written, sp.notation, 0, False, drawn.scan(filled, rng), info.player,
                    int(fields["ronda"]))  # fmt: skip
 
 
@@ -219,7 +220,7 @@ def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, le
 # different plays, both visible (void: the arbiter's); the board's play crossed out and the boxes' kept; the boxes'
 # play crossed out and the board's kept
 TWO_NOTATIONS: Final = ("two_same", "two_plays", "two_board_struck", "two_boxes_struck")
-STRIKES: Final = (synthetic.strike_through, synthetic.cross_out, synthetic.scrawl_through)
+STRIKES: Final = (drawn.strike_through, drawn.cross_out, drawn.scrawl_through)
 
 
 def make_two_notation_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon) -> Iterator[Case]:
@@ -234,11 +235,11 @@ def make_two_notation_cases(count: int, writers: Sequence[hw.Writer], seed: int,
         other = kept if kind == "two_same" else _another_play(plays, kept, rng)
         in_boxes, on_board = (kept, other) if kind == "two_board_struck" else (other, kept)
         info = bench_slip(made)
-        fields = synthetic.play_fields(in_boxes.notation)
+        fields = drawn.play_fields(in_boxes.notation)
         fields.update({"ronda": str(int(rng.integers(1, 25))), "mesa": str(info.table)})
         writer = writers[int(rng.integers(len(writers)))]
-        filled = synthetic.fill_slip(absolute.render_absolute_slip(info), fields, writer, rng)
-        filled = absolute.fill_grid(filled, on_board.play, writer, rng)
+        filled = drawn.fill_slip(absolute.render_absolute_slip(info), fields, writer, rng)
+        filled = drawn.fill_grid(filled, on_board.play, writer, rng)
         strike = STRIKES[made // len(TWO_NOTATIONS) % len(STRIKES)]
         if kind == "two_board_struck":
             strike(filled, absolute.squares_box(on_board.play.squares()), rng, float(rng.uniform(10, 90)))
@@ -246,12 +247,12 @@ def make_two_notation_cases(count: int, writers: Sequence[hw.Writer], seed: int,
             strike(filled, layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6), rng, float(rng.uniform(10, 90)))
         has_blank = _rack_blanks(kept, position) > 0
         yield Case(kind, cgp, kept.notation, kept.notation, 0 if kind == "two_plays" else kept.score, has_blank,
-                   synthetic.scan(filled, rng), info.player, int(fields["ronda"]))  # fmt: skip
+                   drawn.scan(filled, rng), info.player, int(fields["ronda"]))  # fmt: skip
 
 
 def make_correction_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon) -> Iterator[Case]:
     """``count`` box slips corrected: the player gave up a word or a coordinate, crossed it out and wrote the one
-    that stands. In turn, four slips in four: the word struck out with one line (``synthetic.strike_through``) and
+    that stands. In turn, four slips in four: the word struck out with one line (``drawn.strike_through``) and
     the play written after it in the same box (kind ``corrected``, twice), the coordinate written in the wrong
     order struck out so and written again after it (``corrected_coordinate``), and the word crossed out with a
     line, an X or a zigzag (``STRIKES``, in turn) in the box's upper half and the play written under it
@@ -271,15 +272,15 @@ def make_correction_cases(count: int, writers: Sequence[hw.Writer], seed: int, l
                   "coordenada": coordinate, "palabra": word}  # fmt: skip
         del fields[box]
         writer = writers[int(rng.integers(len(writers)))]
-        filled = synthetic.fill_slip(layout.render_slip(info), fields, writer, rng)
+        filled = drawn.fill_slip(layout.render_slip(info), fields, writer, rng)
         pixels = layout.FIELDS[box].pixels(layout.PX_PER_MM, 0.6)
         if kind == "corrected_below":
             spoil = STRIKES[made // 4 % len(STRIKES)]
-            synthetic.correct_below(filled, pixels, given_up, stands, writer, rng, spoil, float(rng.uniform(10, 90)))
+            drawn.correct_below(filled, pixels, given_up, stands, writer, rng, spoil, float(rng.uniform(10, 90)))
         else:
-            synthetic.correct_beside(filled, pixels, given_up, stands, writer, rng)
+            drawn.correct_beside(filled, pixels, given_up, stands, writer, rng)
         has_blank = _rack_blanks(kept, position) > 0
-        yield Case(kind, cgp, kept.notation, kept.notation, kept.score, has_blank, synthetic.scan(filled, rng),
+        yield Case(kind, cgp, kept.notation, kept.notation, kept.score, has_blank, drawn.scan(filled, rng),
                    info.player, int(fields["ronda"]))  # fmt: skip
 
 

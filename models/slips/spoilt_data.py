@@ -4,7 +4,7 @@ data (``vision.slips.spoilt``; trained by ``train_spoilt.py``).
 Each slip holds a random coordinate (either order) and a random word of the free word list (two letters in a third
 of the slips, else three to eight; a fifth with one letter circled as a blank), written by a hand of the part. Each
 box is left clean (half) or spoilt, as ``synthetic`` spoils a play: struck out with one line, crossed out with an X,
-or zigzagged, a sixth each. The slip is printed, scanned (``synthetic.scan``), found and straightened as the
+or zigzagged, a sixth each. The slip is printed, scanned (``drawn.scan``), found and straightened as the
 reader does it (``register.find_slips``), and both boxes cut at ``layout.FIELD_INSET``. Stored per box: the
 network's input (``spoilt.box_input``, as uint8 0..255 ink), the grey crop, the spoil and the text written.
 
@@ -28,13 +28,14 @@ import numpy as np
 
 from models.slips import cases, synth
 from models.slips.synth import MixedWriter
-from vision.slips import handwriting as hw
-from vision.slips import layout, synthetic, unipen
+from vision.slips import layout
 from vision.slips.register import find_slips
 from vision.slips.spoilt import box_input
+from vision.slips.synthetic import drawn, unipen
+from vision.slips.synthetic import handwriting as hw
 
 WORD_LIST: Final = synth.LEXICON  # the free word list (``rules_core/data``), not the official lexicon
-SPOILS: Final = {"strike": synthetic.strike_through, "cross": synthetic.cross_out, "zigzag": synthetic.scrawl_through}
+SPOILS: Final = {"strike": drawn.strike_through, "cross": drawn.cross_out, "zigzag": drawn.scrawl_through}
 KINDS: Final = ("none", "none", "none", "strike", "cross", "zigzag")
 COLUMNS: Final = "ABCDEFGHIJKLMNO"
 
@@ -75,13 +76,13 @@ def spoilt_boxes(writers: list[hw.Writer], count: int, seed: int, mixed: float =
         if mixed and rng.random() < mixed:
             writer = MixedWriter(writers)
         fields = {"coordenada": coordinate, "palabra": word, "ronda": "3", "mesa": "1"}
-        filled = synthetic.fill_slip(layout.render_slip(cases.bench_slip(made)), fields, writer, rng)
+        filled = drawn.fill_slip(layout.render_slip(cases.bench_slip(made)), fields, writer, rng)
         kinds = {name: KINDS[int(rng.integers(len(KINDS)))] for name in ("coordenada", "palabra")}
         ink = float(rng.uniform(10, 90))
         for name, kind in kinds.items():
             if kind != "none":
                 SPOILS[kind](filled, layout.FIELDS[name].pixels(layout.PX_PER_MM, 0.6), rng, ink)
-        scan = synthetic.scan(filled, rng)
+        scan = drawn.scan(filled, rng)
         found = find_slips(scan)
         if not found:
             continue

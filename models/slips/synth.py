@@ -22,12 +22,13 @@ import numpy as np
 
 from rules_core.alphabet import as_blank, label, split_letters, tiles_from_text, word_text
 from rules_core.notation import Play
-from vision.slips import absolute, ctc, glyphs, layout, unipen
-from vision.slips import handwriting as hw
+from vision.slips import absolute, ctc, glyphs, layout
 from vision.slips.decoder import unseparated
 from vision.slips.lineimage import BOARD_END_MARGIN, prepare_line
 from vision.slips.recognizer import default_recognizer
 from vision.slips.squares import LETTER_INDEX, square_cells, square_image
+from vision.slips.synthetic import drawn, unipen
+from vision.slips.synthetic import handwriting as hw
 from vision.slips.tokens import encode
 
 from .allographs import ALL_CHARS, AllographWriter
@@ -246,7 +247,6 @@ def make_sample(rng: np.random.Generator, words: Sequence[str], pool: Sequence[h
 def draw_slip_line(text: str, writer: hw.Writer, rng: np.random.Generator) -> np.ndarray:
     """Grey image of ``text`` as the reader cuts it from a slip: coordinate and word boxes written, then joined."""
     from vision.slips.reader import join_line
-    from vision.slips.synthetic import write_in_box
 
     parts = text.split(" ", 1) if " " in text and text[0] != " " else ["", text]
     height = int(rng.integers(70, 120))
@@ -255,7 +255,7 @@ def draw_slip_line(text: str, writer: hw.Writer, rng: np.random.Generator) -> np
     for part, width in ((parts[0], int(height * rng.uniform(1.3, 1.9))), (parts[1], int(height * rng.uniform(3.5, 5.5)))):
         paper = np.full((height, width), level, np.uint8)
         if part:
-            write_in_box(paper, (0, 0, width, height), part, writer, rng, ink)
+            drawn.write_in_box(paper, (0, 0, width, height), part, writer, rng, ink)
         crops.append(paper)
     return scan_noise(join_line(crops[0], crops[1]), rng)
 
@@ -278,7 +278,7 @@ def blank_absolute_slip() -> np.ndarray:
 
 def _board_word(rng: np.random.Generator, words: Sequence[str], pool: Sequence[hw.Writer], emphasis: Emphasis,
                 slip: np.ndarray, two_circles: bool = False) -> tuple[np.ndarray, list[tuple[int, int]], list[int]]:  # fmt: skip
-    """A word written one letter a square on ``slip``'s board (``absolute.fill_grid``), a circled blank in
+    """A word written one letter a square on ``slip``'s board (``drawn.fill_grid``), a circled blank in
     ``emphasis.circled`` of the words (a second one in a fifth of those with ``two_circles``), the written part
     scanned: the frame, the word's squares and its tiles."""
     tiles = list(tiles_from_text(words[int(rng.integers(len(words)))]))[:15]
@@ -289,7 +289,7 @@ def _board_word(rng: np.random.Generator, words: Sequence[str], pool: Sequence[h
     start, line = int(rng.integers(0, 16 - len(tiles))), int(rng.integers(0, 15))
     down = bool(rng.random() < 0.5)
     play = Play(start, line, True, tuple(tiles)) if down else Play(line, start, False, tuple(tiles))
-    frame = absolute.fill_grid(slip, play, _writer(pool, rng, emphasis), rng)
+    frame = drawn.fill_grid(slip, play, _writer(pool, rng, emphasis), rng)
     squares = play.squares()
     (x0, y0, _, _), (_, _, x1, y1) = absolute.cell_box(*squares[0]), absolute.cell_box(*squares[-1])
     margin = int(4 * layout.PX_PER_MM)

@@ -2,10 +2,10 @@
 
 Measurement data for ``tests/benchmarks/bench_tournament_slips.py`` (and nothing the reader imports).
 
-Players. Each player is one real writer of UNIPEN (``vision.slips.unipen``) the networks never saw: every writer
-of the collection kept out (``unipen.UNSEEN_COLLECTION``) and every writer of the other collections none of whose
-files is in the *train* part (the calibration and test writers), a writer being a ``.WRITER_ID`` of the pen files
-(a person, over all their files; a file without one is its own writer), with ``MIN_LETTERS`` distinct capitals
+Players. Each player is one real writer of UNIPEN (``vision.slips.synthetic.unipen``) the networks never saw: every
+writer of the collection kept out (``unipen.UNSEEN_COLLECTION``) and every writer of the other collections none of
+whose files is in the *train* part (the calibration and test writers), a writer being a ``.WRITER_ID`` of the pen
+files (a person, over all their files; a file without one is its own writer), with ``MIN_LETTERS`` distinct capitals
 or more. A character the writer never wrote (most often digits) is lent by the next player who wrote it
 (``_lender``), as ``UnipenWriter`` does.
 
@@ -37,10 +37,11 @@ import numpy as np
 from rules_core.cgp import Position
 from rules_core.lexicon import Lexicon
 from rules_core.movegen import generate_plays
-from vision.slips import handwriting as hw
-from vision.slips import layout, synthetic, unipen
+from vision.slips import layout
 from vision.slips.reader import join_line
 from vision.slips.register import find_slips
+from vision.slips.synthetic import drawn, unipen
+from vision.slips.synthetic import handwriting as hw
 
 from .cases import _choose_play, _expected_score, _rack_blanks, legal_play_written, positions, write_play
 
@@ -201,11 +202,11 @@ def play_field(player: Player, written: str, rng: np.random.Generator) -> np.nda
     """The player's printed slip with ``written`` in its boxes, scanned, registered and cut as the reader cuts it."""
     info = layout.SlipInfo("torneo", "Torneo simulado", player.table, player.id, f"Jugador {player.table}")
     image = layout.render_slip(info)
-    for name, text in synthetic.play_fields(written).items():
+    for name, text in drawn.play_fields(written).items():
         if text:
             box = layout.FIELDS[name].pixels(layout.PX_PER_MM, 0.6)
-            synthetic.write_in_box(image, box, text, player.hand, rng, player.ink, _slip_style(player.style, rng))
-    scan = synthetic.scan(image, rng)
+            drawn.write_in_box(image, box, text, player.hand, rng, player.ink, _slip_style(player.style, rng))
+    scan = drawn.scan(image, rng)
     found = find_slips(scan)
     rectified = found[0].rectify(scan) if found else image
     crops = [rectified[y0:y1, x0:x1] for x0, y0, x1, y1 in

@@ -35,8 +35,8 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader, IterableDataset
 
-from vision.slips import handwriting as hw
-from vision.slips import unipen
+from vision.slips.synthetic import unipen
+from vision.slips.synthetic import handwriting as hw
 from vision.slips.tokens import TOKENS, decode
 
 from . import allographs, synth
@@ -50,7 +50,7 @@ BUCKET = 16  # batches drawn at once and sorted by width, so a batch needs littl
 def training_pool(real_root: Path = REAL_ROOT, real_weight: int = 8, unipen_share: float = 0.0,
                   stroke_bend: float = 0.0) -> list[hw.Writer]:  # fmt: skip
     """The training writers: fonts, Hershey faces and the real characters' train split; with ``unipen_share``
-    also the UNIPEN writers of the *train* part (``vision.slips.unipen.split_of``), about that share of lines,
+    also the UNIPEN writers of the *train* part (``vision.slips.synthetic.unipen.split_of``), about that share of lines,
     their strokes bent by ``stroke_bend`` (``unipen.bent_strokes``)."""
     pool = hw.writers("train")
     if real_root.exists():

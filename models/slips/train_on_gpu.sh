@@ -33,7 +33,7 @@ if [ -n "${WHEELS:-}" ]; then  # pure-Python packages the machine lacks (segno),
     export PYTHONPATH=.:/tmp/veedor-site
 fi
 sh models/build_movegen.sh "$python"
-$python -c "from vision.slips import handwriting as hw, unipen; n = len(hw.writers('train')); \
+$python -c "from vision.slips.synthetic import handwriting as hw, unipen; n = len(hw.writers('train')); \
     print('training hands', n, 'UNIPEN train writers', len(list(unipen.writers('train')))); \
     assert n == len(hw.TRAIN_FONTS) + 2 * len(hw.TRAIN_HERSHEY), 'training fonts missing'"
 $python -m models.slips.train --device cuda --workers "$workers" --threads 2 --batch 128 --seed 61 \

@@ -28,8 +28,9 @@ import numpy as np  # noqa: E402
 
 from models.slips.cases import writers_for  # noqa: E402
 from rules_core.lexicon import Lexicon  # noqa: E402
-from vision.slips import layout, synthetic  # noqa: E402
+from vision.slips import layout  # noqa: E402
 from vision.slips.reader import PlayerRef, SlipReader  # noqa: E402
+from vision.slips.synthetic import drawn  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_slips import LEXICON, ROUNDS  # noqa: E402
@@ -56,9 +57,9 @@ def slip_without_qr(player: PlayerRef, rng: np.random.Generator, writer: Any) ->
     printed = layout.render_slip(layout.SlipInfo("bench", "Banco de pruebas", player.table, player.id, player.name))
     x0, y0, x1, y1 = (int(v * layout.PX_PER_MM) for v in layout.QR_BOX)
     printed[y0:y1, x0:x1] = 255
-    fields = synthetic.play_fields(PLAYS[int(rng.integers(len(PLAYS)))])
+    fields = drawn.play_fields(PLAYS[int(rng.integers(len(PLAYS)))])
     fields.update({"ronda": str(int(rng.integers(1, 25))), "mesa": str(player.table)})
-    return synthetic.scan(synthetic.fill_slip(printed, fields, writer, rng), rng)
+    return drawn.scan(drawn.fill_slip(printed, fields, writer, rng), rng)
 
 
 def bench_set(reader: SlipReader, name: str, count: int) -> dict[str, Any]:

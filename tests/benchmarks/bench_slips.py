@@ -11,7 +11,7 @@ rotation and read by the whole pipeline (registration, QR, round box, play):
   ``../shared/data/handwriting/caps_digits`` (never used in training nor to set
   the thresholds);
 * ``unipen-test``: real pen strokes of UNIPEN writers of the *test* part (files never trained on
-  nor used for a threshold, ``vision.slips.unipen.split_of``), each slip one writer's;
+  nor used for a threshold, ``vision.slips.synthetic.unipen.split_of``), each slip one writer's;
 * ``unipen-unseen``: UNIPEN writers of the collection in no part at all (``unipen.UNSEEN_COLLECTION``);
 * ``absolute-real-test``, ``absolute-unipen-test``: slips in absolute-board notation (D.III.20.1.c),
   the play written on the printed board, by the hands of ``real-test`` and ``unipen-test``;

@@ -6,9 +6,8 @@ Modules, one concept each: ``layout`` (the printed slip's geometry), ``printing`
 model), ``ctc`` (decoding and scoring, pure NumPy), ``decoder`` (the round's
 legal plays against the handwriting: the verdict), ``reader`` (the pipeline),
 ``ingest`` (the watched folder), ``review`` (the arbiter's queue), ``feed`` (into
-a duplicate game), ``handwriting`` / ``synthetic`` (drawn slips for training,
-tests, the benchmark and the demo; the demo's scanner is ``webapp.services.demo.slips``),
-``unipen`` (real pen strokes of UNIPEN writers as slip writers), ``absolute`` (slips
-with a printed board, absolute-board notation D.III.20.1.c), ``strikes`` and ``boxes``
-(plays crossed out, corrections), ``spoilt`` (the network that judges a box crossed out).
+a duplicate game), ``absolute`` (slips with a printed board, absolute-board notation
+D.III.20.1.c), ``strikes`` and ``boxes`` (plays crossed out, corrections), ``spoilt``
+(the network that judges a box crossed out). The slips drawn for training, tests, the
+benchmarks and the demo are made apart, in ``synthetic``, which no reading module imports.
 """

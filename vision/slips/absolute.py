@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import Final
 
 import cv2
 import numpy as np
@@ -472,33 +472,3 @@ def agreed(decisions: Sequence[Decision]) -> Decision:
         return replace(first, confidence=least)
     return replace(first, verdict="flagged", flags=("illegible",), score=None, notation=None, confidence=least,
                    reason="")
-
-
-def fill_grid(image: np.ndarray, play: Play, writer: Any, rng: np.random.Generator, unmark: bool = False,
-              px_per_mm: float = layout.PX_PER_MM, ink: float | None = None) -> np.ndarray:  # fmt: skip
-    """A copy of an absolute slip with the play's main word written on its board, one letter a square
-    (blanks circled unless ``unmark``), by ``writer`` (``handwriting.Writer``)."""
-    from . import handwriting as hw
-
-    out = image.copy()
-    level = float(rng.uniform(10, 90)) if ink is None else ink
-    style = hw.Style.random(rng)
-    size = CELL * px_per_mm * float(rng.uniform(0.5, 0.7))  # the letters' height, px: the pen keeps its width
-    pen = float(rng.uniform(1.3, 3.2)) * px_per_mm / 8
-    for (row, col), tile in zip(play.squares(), play.word):
-        text = label(tile)
-        text = text.upper() if unmark else text
-        mask = hw.render_line(text, writer, rng, hw.Style(size, pen, 0.05, style.slant, style.jitter * 0.7))
-        x0, y0, x1, y1 = cell_box(row, col, px_per_mm, inset=0.15)
-        bw, bh = x1 - x0, y1 - y0
-        scale = min(1.0, bh / mask.shape[0], bw / mask.shape[1])
-        mh, mw = max(1, int(mask.shape[0] * scale)), max(1, int(mask.shape[1] * scale))
-        mask = cv2.resize(mask, (mw, mh), interpolation=cv2.INTER_AREA)
-        mask = np.clip(mask / max(float(mask.max()), 0.2), 0, 1)  # a pen's ink as dark in a square as in a box
-        left = x0 + (bw - mw) // 2 + int(rng.integers(-1, 2))
-        top = y0 + (bh - mh) // 2 + int(rng.integers(-1, 2))
-        left, top = max(0, left), max(0, top)
-        region = out[top : top + mh, left : left + mw].astype(np.float32)
-        mask = mask[: region.shape[0], : region.shape[1]]
-        out[top : top + mh, left : left + mw] = np.clip(region - mask * (region - level), 0, 255).astype(np.uint8)
-    return out

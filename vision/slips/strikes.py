@@ -277,7 +277,7 @@ def crossed_out(ink: np.ndarray) -> bool:
     across ``CROSS_RUN`` of the box's width. Written letters break any such line, between them and inside them; a
     letter's own diagonal crosses one letter, not the word. On calibration hands and fonts 1 written word of 2,499
     passed (a tight calibration face) and no written absolute board of 1,495; of X's drawn as a hand draws them
-    (``synthetic.cross_out``) it caught 96 % in word boxes, and with ``struck_out`` 98.5 % on boards
+    (``synthetic.drawn.cross_out``) it caught 96 % in word boxes, and with ``struck_out`` 98.5 % on boards
     (models/slips/MODEL_CARD.md, twentieth revision)."""
     box = _written_part(ink)
     return box is not None and all(len(line) >= CROSS_RUN * box.shape[1] for line in _diagonal_lines(box))
@@ -379,7 +379,7 @@ def scrawled_through(ink: np.ndarray) -> bool:
     middle row ``THROUGH_SWINGS`` times or more (a path along touching letters, an O's arc into an H's crossbar,
     rarely does). On 1,600 written words of calibration hands and 600 by training faces none passed (3 training
     words, OH, SEGO and DEL, before the swings were asked for); none of 900 written absolute boards. With the X and
-    strike tests it caught 96-97 % of zigzags (``synthetic.scrawl_through``) in word boxes (74 % with the first
+    strike tests it caught 96-97 % of zigzags (``synthetic.drawn.scrawl_through``) in word boxes (74 % with the first
     bounds, a band of 0.3 and 2.5 heights) and 74 % on boards (65 %).
 
     Writing narrower than ``THROUGH_WIDE`` heights (two letters, which may touch) is judged stricter: the line

@@ -29,12 +29,13 @@ from rules_core.lexicon import load_lexicon
 from rules_core.movegen import generate_plays
 from rules_core.racks import draw_rack
 from rules_core.slips import Slip
-from vision.slips import handwriting as hw
-from vision.slips import layout, synthetic
+from vision.slips import layout
 from vision.slips.feed import GameFeed, round_status
 from vision.slips.ingest import Ingestor
 from vision.slips.reader import SlipReader
 from vision.slips.review import ReviewQueue
+from vision.slips.synthetic import drawn
+from vision.slips.synthetic import handwriting as hw
 
 from ..games import open_games
 from ..scanning import FolderScanner, ScanService
@@ -45,7 +46,7 @@ def slip_fields(slip: Slip, round_number: int, table: int, rng: np.random.Genera
     """What the player writes on the paper for a simulated slip (None: handed in late, never scanned)."""
     if slip.late or not slip.notation:
         return None
-    fields = synthetic.play_fields(slip.notation)
+    fields = drawn.play_fields(slip.notation)
     if slip.void:  # illegible: a scrawl
         fields["palabra"] = "".join(rng.choice(list("MNUVWIL")) for _ in range(int(rng.integers(4, 9))))
     if slip.other_notations:
@@ -74,7 +75,7 @@ class SlipPainter:
             info = layout.SlipInfo(self.game_id, self.game_name, table, player, name)
             self._printed[player] = layout.render_slip(info)
         writer = self.writers[int(self.rng.integers(len(self.writers)))]
-        return synthetic.scan(synthetic.fill_slip(self._printed[player], fields, writer, self.rng), self.rng)
+        return drawn.scan(drawn.fill_slip(self._printed[player], fields, writer, self.rng), self.rng)
 
 
 def write_scan(folder: Path, name: str, image: np.ndarray) -> Path:

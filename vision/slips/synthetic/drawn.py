@@ -1,7 +1,10 @@
-"""Filled-in slips and their scans, drawn: for tests, the benchmark and the demo's scanner.
+"""Slips filled in by hand, spoilt and scanned, drawn: for training, tests, the benchmark and the demo's scanner.
 
 ``fill_slip`` writes field texts by hand (``handwriting.render_line``) into the boxes
-of a printed slip image (slip frame at ``px_per_mm``); ``scan`` lays a slip on a
+of a printed slip image (slip frame at ``px_per_mm``); ``fill_grid`` writes a play
+one letter a square on an absolute slip's board (D.III.20.1.c); ``scribble_over``,
+``blot``, ``strike_through``, ``cross_out``, ``scrawl_through`` spoil a box and
+``correct_beside`` / ``correct_below`` correct one; ``scan`` lays a slip on a
 scanner bed at any rotation, with a little perspective, blur, noise and JPEG, at
 ``dpi``. Randomness comes only from the caller's ``numpy.random.Generator``.
 """
@@ -13,8 +16,11 @@ from collections.abc import Callable, Mapping
 import cv2
 import numpy as np
 
+from rules_core.alphabet import label
+from rules_core.notation import Play
+
+from .. import absolute, layout
 from . import handwriting as hw
-from . import layout
 
 
 def write_in_box(image: np.ndarray, box: tuple[int, int, int, int], text: str, writer: hw.Writer,
@@ -243,3 +249,31 @@ def scan(slip: np.ndarray, rng: np.random.Generator, dpi: float = 200.0, angle: 
     out = np.clip(image, 0, 255).astype(np.uint8)
     ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 95))])
     return cv2.imdecode(data, cv2.IMREAD_GRAYSCALE) if ok else out
+
+
+def fill_grid(image: np.ndarray, play: Play, writer: hw.Writer, rng: np.random.Generator, unmark: bool = False,
+              px_per_mm: float = layout.PX_PER_MM, ink: float | None = None) -> np.ndarray:  # fmt: skip
+    """A copy of an absolute slip with the play's main word written on its board, one letter a square
+    (blanks circled unless ``unmark``), by ``writer``."""
+    out = image.copy()
+    level = float(rng.uniform(10, 90)) if ink is None else ink
+    style = hw.Style.random(rng)
+    size = absolute.CELL * px_per_mm * float(rng.uniform(0.5, 0.7))  # the letters' height, px: the pen keeps its width
+    pen = float(rng.uniform(1.3, 3.2)) * px_per_mm / 8
+    for (row, col), tile in zip(play.squares(), play.word):
+        text = label(tile)
+        text = text.upper() if unmark else text
+        mask = hw.render_line(text, writer, rng, hw.Style(size, pen, 0.05, style.slant, style.jitter * 0.7))
+        x0, y0, x1, y1 = absolute.cell_box(row, col, px_per_mm, inset=0.15)
+        bw, bh = x1 - x0, y1 - y0
+        scale = min(1.0, bh / mask.shape[0], bw / mask.shape[1])
+        mh, mw = max(1, int(mask.shape[0] * scale)), max(1, int(mask.shape[1] * scale))
+        mask = cv2.resize(mask, (mw, mh), interpolation=cv2.INTER_AREA)
+        mask = np.clip(mask / max(float(mask.max()), 0.2), 0, 1)  # a pen's ink as dark in a square as in a box
+        left = x0 + (bw - mw) // 2 + int(rng.integers(-1, 2))
+        top = y0 + (bh - mh) // 2 + int(rng.integers(-1, 2))
+        left, top = max(0, left), max(0, top)
+        region = out[top : top + mh, left : left + mw].astype(np.float32)
+        mask = mask[: region.shape[0], : region.shape[1]]
+        out[top : top + mh, left : left + mw] = np.clip(region - mask * (region - level), 0, 255).astype(np.uint8)
+    return out

@@ -36,7 +36,7 @@ Mask = np.ndarray  # float32 (h, w), 1 = ink
 Stroke = np.ndarray  # float32 (n, 2): x right, y down, in the collection's units
 
 # ../shared beside the checkout; VEEDOR_UNIPEN where a training machine keeps the files elsewhere
-ROOT: Final = Path(os.environ.get("VEEDOR_UNIPEN", Path(__file__).resolve().parents[3] / "shared" / "data" / "handwriting" / "unipen"))
+ROOT: Final = Path(os.environ.get("VEEDOR_UNIPEN", Path(__file__).resolve().parents[4] / "shared" / "data" / "handwriting" / "unipen"))
 COLLECTIONS: Final = ("aga", "apa", "apb", "app", "art", "cea", "ceb", "gmd", "ibm", "imp", "kai", "lou",
                       "pri", "syn", "uqb", "val")  # fmt: skip
 # Collections whose tablets recorded y upwards: in this copy all of them (checked by drawing their
