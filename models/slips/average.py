@@ -4,7 +4,7 @@ The result is ``(1 - S) * A + S * B`` for every floating-point tensor (batch-nor
 for the others (the batch norms' step counters). A and B must be the same network (``crnn.CRNN``, as ``train.py``
 saves it), B most often a fine-tuning of A: the average keeps what A read well and takes part of what B learnt,
 as WiSE-FT does (Wortsman et al., "Robust fine-tuning of zero-shot models", CVPR 2022). Issue 21, sixteenth
-revision: the committed ``slip_recognizer.onnx`` is a quarter of a CPU fine-tuning (``MODEL_CARD.md``).
+revision: the committed ``slip_recognizer.onnx`` is a quarter of a CPU fine-tuning (``HISTORY.md``).
 """
 
 from __future__ import annotations

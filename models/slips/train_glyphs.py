@@ -15,8 +15,8 @@ of lines); each line read by the committed line recogniser, its true text aligne
 capital and digit cut at its aligned centre moved by up to a pixel or two (``glyphs.windows``) and saved as
 uint8 ink with its class and circle. ``train``: as the square classifier (``train_squares``): AdamW, one-cycle
 rate, each batch moved, turned, sheared and some thickened; the last weights are kept (``--widths``: the
-network's channels, ``square_net.WIDTHS`` by default; wider was tried, model card). ``ensemble``: classifiers
-joined into one ONNX model that reads with their mean probability (the committed one holds two, model card).
+network's channels, ``square_net.WIDTHS`` by default; wider was tried, HISTORY.md). ``ensemble``: classifiers
+joined into one ONNX model that reads with their mean probability (the committed one holds two, HISTORY.md).
 ``evaluate`` reads lines written by the calibration and test hands (never trained on).
 """
 

@@ -205,7 +205,7 @@ def struck(frame: np.ndarray, written: Sequence[SquareT], px_per_mm: float = lay
     boards half a square either side missed 7 more of 222 struck plays). Squares not in one line are the
     several-plays flag's, not this one's. The ink is looked at twice: at ``INK_CONTRAST``, then at
     ``FAINT_CONTRAST``, where a thin line the scan has greyed stays unbroken (zigzags caught on calibration boards
-    195 -> 228 of 245, none of 3,892 written boards flagged; models/slips/MODEL_CARD.md, twenty-third revision)."""
+    195 -> 228 of 245, none of 3,892 written boards flagged; models/slips/HISTORY.md, twenty-third revision)."""
     across = in_one_line(written) if written else None
     if across is None:
         return False
@@ -372,7 +372,7 @@ def score_grid_line(log_probs: np.ndarray, views: Sequence[np.ndarray], cands: C
     reading that is no play is given the squares' coordinate, so that it can be scored 0 as written.
 
     Read as a line, not square by square: on calibration writers 84 % of correct slips were right
-    without a flag, and 47 % square by square (``models/slips/MODEL_CARD.md``)."""
+    without a flag, and 47 % square by square (``models/slips/HISTORY.md``)."""
     scored = score_line(log_probs, cands, views=views)
     entries = tuple((kind, coordinate + text if kind == "reading" else text, score, value)
                     for kind, text, score, value in scored.entries)  # fmt: skip
@@ -461,7 +461,7 @@ def agreed(decisions: Sequence[Decision]) -> Decision:
     sure of them; else the first one flagged ``illegible`` (readers of different kinds rarely share a confident
     misreading: on 2,000 calibration boards the surest wrong decision the line recogniser and the square
     classifier agreed on was 0.90 sure, against 0.97 for the line recogniser alone and 0.95 for the square
-    classifier alone, ``models/slips/MODEL_CARD.md``)."""
+    classifier alone, ``models/slips/HISTORY.md``)."""
     first = decisions[0]
     if first.verdict == "flagged":
         return first

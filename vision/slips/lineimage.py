@@ -79,7 +79,7 @@ def prepare_ink(ink: np.ndarray, end_margin: float = END_MARGIN) -> np.ndarray:
     The margin after the last letter is ``end_margin`` times the others. With ``END_MARGIN`` the
     line recogniser drops fewer last letters that end where the image ends (a bare I, a faint O:
     `11J ALI` read AL, `12H CASEO` read CASE); the board recognisers read the calibration boards
-    better with ``BOARD_END_MARGIN``, the margin they were trained with (issue 21, models/slips/MODEL_CARD.md)."""
+    better with ``BOARD_END_MARGIN``, the margin they were trained with (issue 21, models/slips/HISTORY.md)."""
     box = ink_box(ink, min_pixels=max(3, ink.shape[0] // 12))
     if box is not None:
         x0, y0, x1, y1 = box

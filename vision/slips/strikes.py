@@ -62,7 +62,7 @@ def struck_out(ink: np.ndarray) -> bool:
     A player strikes the whole play out; letters that touch join only some neighbours, a letter open in the middle
     (O, C, D, U...) breaks any such run, and a bold word whose letters run together leaves no paper beside it. On
     2,499 written words (calibration hands and training fonts) none passed; 444 level strikes and 222 tilted 4-12
-    degrees were all caught (models/slips/MODEL_CARD.md, nineteenth revision)."""
+    degrees were all caught (models/slips/HISTORY.md, nineteenth revision)."""
     return _struck_through((ink > 0).astype(np.uint8), STRIKE_LENGTH, STRIKE_LENGTH_TILTED)
 
 
@@ -83,7 +83,7 @@ def struck_in_part(ink: np.ndarray) -> int | None:
     after a column of paper for at least ``PART_REST`` heights: a word's arrow starts no word, a crossbar is no
     strike's length. ``PART_GAP`` heights of paper, at least, lie between the two: a gap between letters is not a
     gap between words. On 2,200 written words (calibration hands, training faces) none passed; of 300 corrections
-    by calibration hands 267 were found (models/slips/MODEL_CARD.md, twenty-second revision)."""
+    by calibration hands 267 were found (models/slips/HISTORY.md, twenty-second revision)."""
     mask = (ink > 0).astype(np.uint8)
     for tilt in STRIKE_TILTS:
         start = _partial_strike(_sheared(mask, tilt), STRIKE_LENGTH_TILTED if tilt else STRIKE_LENGTH)
@@ -106,7 +106,7 @@ def struck_before_gap(ink: np.ndarray) -> int | None:
     ``PART_CROSSED`` of the line with paper between them (``STRIKE_CLEAR``). On calibration hands: 383 of 400
     coordinate corrections found (229 by ``struck_in_part``), and 1 of 12,000 written coordinates (a crossed 7
     before a K) and 3 of 11,200 written words (a flat X, Y or script J before the next letter) taken for one
-    (models/slips/MODEL_CARD.md, twenty-fourth revision)."""
+    (models/slips/HISTORY.md, twenty-fourth revision)."""
     mask = (ink > 0).astype(np.uint8)
     extent = _writing_box(mask)
     if extent is None:
@@ -182,14 +182,14 @@ def coordinate_struck_out(ink: np.ndarray) -> bool:
     ``COORDINATE_STRIKE`` writing heights long and crossing its characters along ``PART_CROSSED`` of it. A
     coordinate's two or three characters are short, and a 4's or an H's crossbar joined to the next character passes
     ``struck_out`` (20 of 5,600 written coordinates by calibration hands and training faces). With these bounds: 1
-    and 0 of two such sets of 5,600, and 619 and 619 of 800 struck coordinates (models/slips/MODEL_CARD.md,
+    and 0 of two such sets of 5,600, and 619 and 619 of 800 struck coordinates (models/slips/HISTORY.md,
     twenty-fourth revision). An X over a coordinate: ``coordinate_crossed_out``. A zigzag over one is not judged:
     its test fires on 0.3 % of written coordinates, and no bound tried kept most zigzags and no written one.
 
     A shorter line (``struck_out``'s lengths) strikes it out too when it is struck past the characters at both ends
     (``_past_ends``, tilted ``PAST_TILT`` degrees at most), as a player strikes a coordinate out: a crossbar
     joined to the next character ends at a character. With it, 1 and 0 written coordinates of those sets, and 719
-    and 726 of 800 struck ones (models/slips/MODEL_CARD.md, twenty-fifth revision)."""
+    and 726 of 800 struck ones (models/slips/HISTORY.md, twenty-fifth revision)."""
     mask = (ink > 0).astype(np.uint8)
     for tilt in STRIKE_TILTS:
         line = _level_line(_sheared(mask, tilt), STRIKE_LENGTH_TILTED if tilt else STRIKE_LENGTH)
@@ -278,7 +278,7 @@ def crossed_out(ink: np.ndarray) -> bool:
     letter's own diagonal crosses one letter, not the word. On calibration hands and fonts 1 written word of 2,499
     passed (a tight calibration face) and no written absolute board of 1,495; of X's drawn as a hand draws them
     (``synthetic.drawn.cross_out``) it caught 96 % in word boxes, and with ``struck_out`` 98.5 % on boards
-    (models/slips/MODEL_CARD.md, twentieth revision)."""
+    (models/slips/HISTORY.md, twentieth revision)."""
     box = _written_part(ink)
     return box is not None and all(len(line) >= CROSS_RUN * box.shape[1] for line in _diagonal_lines(box))
 
@@ -288,7 +288,7 @@ def coordinate_crossed_out(ink: np.ndarray) -> bool:
     ``COORDINATE_CROSS_STRAIGHT`` writing heights of a straight one. Two or three round characters (B4, D8, 6D) leave
     a path along their bowls from corner to corner of so small a box: 6 and 9 of two sets of 5,600 written
     coordinates by calibration hands and training faces passed ``crossed_out``, 0 and 1 pass this, and 684 and 702
-    of 800 X's over a coordinate are caught (models/slips/MODEL_CARD.md, twenty-fifth revision)."""
+    of 800 X's over a coordinate are caught (models/slips/HISTORY.md, twenty-fifth revision)."""
     box = _written_part(ink)
     if box is None:
         return False
@@ -385,7 +385,7 @@ def scrawled_through(ink: np.ndarray) -> bool:
     Writing narrower than ``THROUGH_WIDE`` heights (two letters, which may touch) is judged stricter: the line
     runs across ``NARROW_RUN`` of it, and lies within ``NARROW_STRAIGHT`` of ``NARROW_STROKES`` straight strokes
     (``_off_strokes``), where a path along letters bends. Two-letter zigzags caught 75 -> 91 % on calibration hands
-    and training faces, none of 2,755 written two-letter words more flagged (models/slips/MODEL_CARD.md,
+    and training faces, none of 2,755 written two-letter words more flagged (models/slips/HISTORY.md,
     twenty-first to twenty-third revisions)."""
     mask = (ink > 0).astype(np.uint8)
     extent = _writing_box(mask)
