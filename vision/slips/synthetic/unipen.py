@@ -35,8 +35,9 @@ import numpy as np
 Mask = np.ndarray  # float32 (h, w), 1 = ink
 Stroke = np.ndarray  # float32 (n, 2): x right, y down, in the collection's units
 
-# ../shared beside the checkout; VEEDOR_UNIPEN where a training machine keeps the files elsewhere
-ROOT: Final = Path(os.environ.get("VEEDOR_UNIPEN", Path(__file__).resolve().parents[4] / "shared" / "data" / "handwriting" / "unipen"))
+# ../shared beside the checkout (or $VEEDOR_SHARED); VEEDOR_UNIPEN where a training machine keeps the files elsewhere
+_SHARED: Final = Path(os.environ.get("VEEDOR_SHARED", Path(__file__).resolve().parents[4] / "shared"))
+ROOT: Final = Path(os.environ.get("VEEDOR_UNIPEN", _SHARED / "data" / "handwriting" / "unipen"))
 COLLECTIONS: Final = ("aga", "apa", "apb", "app", "art", "cea", "ceb", "gmd", "ibm", "imp", "kai", "lou",
                       "pri", "syn", "uqb", "val")  # fmt: skip
 # Collections whose tablets recorded y upwards: in this copy all of them (checked by drawing their
