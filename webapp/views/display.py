@@ -157,16 +157,18 @@ def table(number: int) -> str:
     game_id = table_game(number)
     if game_id is None:
         name = _("Mesa %(n)s", n=number)
-        return render_template("display/waiting.html", name=name, target=follow["target"], screen=follow["screen"])
+        return render_template("display/waiting.html", name=name, target=follow["target"], screen=follow["screen"],
+                               notices=notices_of().json())  # fmt: skip
     return render_screen(game_id, follow=follow)
 
 
 @bp.get("/mesa/<int:number>/objetivo")
 def table_target(number: int) -> Response:
-    """The game table ``number`` plays now: ``{"game": id or null}``."""
+    """The game table ``number`` plays now: ``{"game": id or null}``, with the room's notices (its
+    waiting screen shows them)."""
     from .screens import FOLLOW_SECONDS, table_game
 
-    return jsonify({"game": table_game(number), "follow_seconds": FOLLOW_SECONDS})
+    return jsonify({"game": table_game(number), "follow_seconds": FOLLOW_SECONDS, "notices": notices_of().json()})
 
 
 # -- what the screen shows ----------------------------------------------------------
@@ -344,12 +346,13 @@ def clock_state(game: Game, now: datetime) -> dict[str, Any]:
 
 def classic_clock_state(game: ClassicGame, now: datetime) -> dict[str, Any]:
     """The table's clock at ``now`` (``GameClock.to_json``; ``state`` none without one), with
-    ``even`` (both have had as many turns, C.30) and ``time_up`` (it may end on time, C.45.5)."""
+    ``even`` (both have had as many turns, C.30), ``time_up`` (it may end on time, C.45.5) and the
+    game's ``ending`` (C.45; "45.5": it ended on time)."""
     timer = game.state.timer
     if timer is None:
         return {"state": "none"}
     turns = [sum(1 for t in game.turns if t.player == p) for p in (0, 1)]
-    return {**timer.to_json(now), "even": turns[0] == turns[1], "time_up": time_is_up(game.state, now)}
+    return {**timer.to_json(now), "even": turns[0] == turns[1], "time_up": time_is_up(game.state, now), "ending": game.ending}
 
 
 LAST_TURNS = 6
@@ -427,7 +430,8 @@ def table_clock(number: int) -> str:
     follow = {"target": url_for("display.table_target", number=number), "screen": url_for("display.table_clock", number=number)}
     game_id = table_game(number)
     if game_id is None:
-        return render_template("display/waiting.html", name=_("Reloj de la mesa %(n)s", n=number), **follow)
+        return render_template("display/waiting.html", name=_("Reloj de la mesa %(n)s", n=number),
+                               notices=notices_of().json(), **follow)  # fmt: skip
     return render_clock(game_id, follow=follow)
 
 
