@@ -102,7 +102,8 @@ def set_clock(state: GameState, payload: Payload) -> None:
         raise GameError("el evento 'clock_set' necesita 'remaining_ms' (número entero)")
     remaining, limit = timedelta(milliseconds=remaining_ms), timer.settings.limit
     if remaining > limit:
-        raise GameError(f"el reloj se pone como mucho en el tiempo de la partida, {timer.settings.minutes} minutos (C.36)")
+        minutes = timer.settings.minutes
+        raise GameError(f"el reloj se pone como mucho en el tiempo de la partida, {minutes} minutos (C.36)")
     if timer.settings.chess and remaining < -limit:
         raise GameError(f"un reloj no puede pasar de {timer.settings.minutes} minutos de exceso")
     if not timer.settings.chess:

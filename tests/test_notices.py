@@ -90,7 +90,8 @@ def test_the_screens_show_a_qr_code_to_the_event_results(app: Flask, client: Fla
     assert 'class="results-qr"' not in client.get(f"/overlay/{game_id}/board").text  # a stream's part: no QR
 
 
-def test_the_waiting_screen_between_games_shows_the_notices(app: Flask, arbiter: FlaskClient, client: FlaskClient) -> None:
+def test_the_waiting_screen_between_games_shows_the_notices(app: Flask, arbiter: FlaskClient,
+                                                            client: FlaskClient) -> None:  # fmt: skip
     """A table with no game yet (before the round, between games) shows the room's notices, and the
     answer its page polls carries them, so a notice posted or removed reaches it without a reload."""
     assert 'class="notice"' not in client.get("/display/mesa/9").text

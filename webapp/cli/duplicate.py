@@ -104,8 +104,9 @@ def tournament_players(service: GameService, tournaments: Tournaments, tournamen
     try:
         tournament = tournaments.get(tournament_id)
     except TournamentError as error:
-        where = "la base de datos en memoria: dé la --data o la --db donde se creó" if service.store.url == "sqlite://" \
-            else f"esta base de datos (--db {service.store.url})"  # fmt: skip
+        in_memory = service.store.url == "sqlite://"
+        where = "la base de datos en memoria: dé la --data o la --db donde se creó" if in_memory else \
+            f"esta base de datos (--db {service.store.url})"  # fmt: skip
         raise GameError(f"{error} en {where}") from None
     if not tournament.players:
         raise GameError(f"el torneo {tournament.name} no tiene lista de jugadores")
