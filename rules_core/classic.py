@@ -35,7 +35,8 @@ Event kinds and payload keys (JSON values only):
 ``time_penalty``  player; seconds_over or points (C.35), once the game has ended
 ``lexicon_changed`` word_list, reason: another lexicon for the plays from now on (an
                   arbiter's decision; plays already judged keep their verdict)
-``clock_start``, ``clock_press``, ``clock_pause``, ``clock_resume``: the table's clock
+``clock_start``, ``clock_press``, ``clock_pause``, ``clock_resume``, ``clock_set`` (player,
+                  remaining_ms, reason: the arbiter's correction, C.36): the table's clock
                   (``classic_clock``); the ``end`` event takes its overtime off (C.35)
 """
 
@@ -49,7 +50,7 @@ from .alphabet import Tile
 from .board import Board
 from .cgp import CGPError, Position
 from .classic_challenge import judge_challenge
-from .classic_clock import close_clock, follow_ending, pause_clock, press_clock, resume_clock, start_clock
+from .classic_clock import close_clock, follow_ending, pause_clock, press_clock, resume_clock, set_clock, start_clock
 from .classic_ending import detect_ending, end_game, time_penalty
 from .classic_events import ClassicEvents, Payload
 from .classic_racks import TOTAL_TILES, check_supply, parse_rack, rack_text, rack_value
@@ -350,6 +351,7 @@ class ClassicGame(ClassicEvents):
         "clock_press": lambda _game, state, payload: press_clock(state, payload),
         "clock_pause": lambda _game, state, payload: pause_clock(state, payload),
         "clock_resume": lambda _game, state, payload: resume_clock(state, payload),
+        "clock_set": lambda _game, state, payload: set_clock(state, payload),
     }
 
 

@@ -10,6 +10,9 @@ its events change ``GameState.timer``, each at its ``at`` (the server's time):
                   (a tablet's retry), kept at most ``MAX_PRESS_DELAY`` back
 ``clock_pause``   the arbiter stops both clocks (C.34.2-C.34.5) ...
 ``clock_resume``  ... and starts the one that ran again
+``clock_set``     player, remaining_ms, reason: the arbiter sets a player's time left
+                  (C.36: a late player's clock is set to the game's time less the time
+                  gone); a chess clock's may be under zero (already over, C.35)
 
 The game's end stops the clock (``follow_ending``): the turn that reaches C.45.2-C.45.4
 (the opponent's time since that turn's press is not counted: the game was over), or the
@@ -86,6 +89,29 @@ def resume_clock(state: GameState, payload: Payload) -> None:
     if timer.halted != "pause":
         raise GameError("el reloj no está en pausa")
     state.timer = timer.go_on(_at(payload))
+
+
+def set_clock(state: GameState, payload: Payload) -> None:
+    """``clock_set``: the arbiter puts ``player``'s clock at ``remaining_ms`` (C.36), with a reason."""
+    timer = _clock(state, started=False)
+    player = payload.player()
+    if not (payload.text("reason") or "").strip():
+        raise GameError("una corrección del reloj necesita un motivo")
+    remaining_ms = payload.integer("remaining_ms")
+    if remaining_ms is None:
+        raise GameError("el evento 'clock_set' necesita 'remaining_ms' (número entero)")
+    remaining, limit = timedelta(milliseconds=remaining_ms), timer.settings.limit
+    if remaining > limit:
+        minutes = timer.settings.minutes
+        raise GameError(f"el reloj se pone como mucho en el tiempo de la partida, {minutes} minutos (C.36)")
+    if timer.settings.chess and remaining < -limit:
+        raise GameError(f"un reloj no puede pasar de {timer.settings.minutes} minutos de exceso")
+    if not timer.settings.chess:
+        if remaining < ZERO:
+            raise GameError("el temporizador no baja de cero (C.33)")
+        if timer.side != player:
+            raise GameError(f"el temporizador cuenta solo el turno en curso, no el de {state.players[player]} (C.31.1)")
+    state.timer = timer.set_remaining(player, remaining, _at(payload))
 
 
 def follow_ending(state: GameState, payload: Payload) -> None:

@@ -199,3 +199,10 @@ class ClassicEvents:
     ) -> Event:
         """``clock_<action>`` (start, press, pause, resume): see ``rules_core.classic_clock``."""
         return _event(f"clock_{action}", {"player": player, "delay_ms": delay_ms or None}, actor, at)
+
+    @staticmethod
+    def clock_set_event(
+        player: int, remaining_ms: int, reason: str, *, actor: str = "system", at: datetime | None = None
+    ) -> Event:
+        """``clock_set``: the arbiter sets ``player``'s time left, with the reason (C.36)."""
+        return _event("clock_set", {"player": player, "remaining_ms": remaining_ms, "reason": reason}, actor, at)

@@ -199,6 +199,22 @@ class GameClock:
             return replace(after, side=None, counting=player)
         return replace(after, side=1 - player)
 
+    def set_remaining(self, player: int, remaining: timedelta, at: datetime) -> GameClock:
+        """The arbiter sets ``player``'s time left at ``at`` (C.36): of the game on a chess clock,
+        of the turn on a temporizador; what ran until ``at`` is kept, and runs on from there."""
+        clock = self
+        if self.running is not None and self.since is not None:
+            at = max(at, self.since)
+            stretch = self._stretch(at)
+            used = list(self.used)
+            used[self.running] += stretch
+            clock = replace(self, used=(used[0], used[1]), turn_used=self.turn_used + stretch, since=at)
+        if not self.settings.chess:
+            return replace(clock, turn_used=self.settings.limit - remaining)
+        used = list(clock.used)
+        used[player] = self.settings.limit - remaining
+        return replace(clock, used=(used[0], used[1]))
+
     def halt(self, at: datetime, why: str, discard: bool = False) -> GameClock:
         """Stop both clocks at ``at`` (``why``: pause or end); ``discard`` drops the running stretch."""
         stretch = ZERO if discard else self._stretch(at)

@@ -189,3 +189,54 @@ def test_the_clock_is_rebuilt_from_its_events(file2017: Lexicon) -> None:
 @pytest.mark.parametrize(("seconds", "points"), [(0.001, 10), (60, 10), (60.5, 20), (600, 100)])
 def test_overtime_penalty_counts_a_part_of_a_minute_as_a_minute(seconds: float, points: int) -> None:
     assert overtime_penalty(seconds) == points  # C.35
+
+
+def test_a_flag_fallen_past_the_games_time_is_ended_there_however_late_it_is_noted(file2017: Lexicon) -> None:
+    """C.45.5 applied by the server on its next read, perhaps after a restart: the clock stops when the
+    game's 40 minutes ran out, so Bea's overtime (C.35) is counted to then, not to the noting."""
+    played = timed(file2017, "corrido", clock("start", None, 0), G.play_event(ANA, "H8 CASA", at=at(600)),
+                   clock("press", ANA, 600), G.play_event(BEA, "H8 CASADA", at=at(2461)),
+                   clock("press", BEA, 2461), duration=40)  # fmt: skip
+    assert not time_is_up(played.state, at(2399)) and time_is_up(played.state, at(2400 + 3600))
+    played.apply(G.end_event(reason="45.5", at=at(2400 + 3600)))  # an hour after the game's end
+    assert played.ending == "45.5" and left(played, ANA, 9000) == 1800 - 600  # Ana's clock never ran
+    assert left(played, BEA, 9000) == -61 and played.scores == (12, 11 - 20)  # 1:01 over: 20 points
+
+
+def correction(player: int, remaining: float, seconds: float, reason: str = "llegó tarde (C.36)") -> Event:
+    return G.clock_set_event(player, round(remaining * 1000), reason, at=at(seconds))
+
+
+def test_the_arbiter_sets_a_late_players_clock(file2017: Lexicon) -> None:
+    """C.36: both were absent, the clock ran for both; Ana arrives after 4 minutes and her clock
+    is put at the game's 30 minutes less those 4; Bea's keeps running until she comes."""
+    played = timed(file2017, "corrido", clock("start", ANA, 0), correction(ANA, 1800 - 240, 240))
+    assert left(played, ANA, 300) == 1800 - 240 - 60  # her clock runs on from the correction
+    played.apply(correction(BEA, 1200, 300, "reloj de la mesa averiado"))
+    assert left(played, BEA, 400) == 1200 and left(played, ANA, 400) == 1800 - 240 - 160
+    again = ClassicGame.replay([Event.from_json(e.to_json()) for e in played.events], file2017)
+    assert again.state == played.state
+
+
+def test_a_correction_may_put_a_chess_clock_over_and_the_overtime_is_penalised(file2017: Lexicon) -> None:
+    played = timed(file2017, "corrido", clock("start", ANA, 0), clock("press", ANA, 10), clock("pause", None, 20),
+                   correction(BEA, -61, 30, "el reloj de reserva marcaba 1:01 de exceso"))  # fmt: skip
+    timer = played.state.timer
+    assert timer is not None and timer.state() == "paused" and timer.penalty(BEA, at(40)) == 20  # C.35
+
+
+def test_a_correction_needs_a_reason_and_a_time_the_clock_can_show(file2017: Lexicon) -> None:
+    played = timed(file2017, "corrido", clock("start", ANA, 0))
+    refused(played, correction(ANA, 600, 10, reason=" "), "motivo")
+    refused(played, correction(ANA, 1801, 10), "como mucho en el tiempo de la partida, 30 minutos")
+    refused(played, correction(ANA, -1801, 10), "exceso")
+    refused(played, Event("clock_set", {"player": ANA, "reason": "llegó tarde"}, "arbitro", at(10)), "remaining_ms")
+    timer_game = timed(file2017, "temporizador", clock("start", ANA, 0))
+    refused(timer_game, correction(BEA, 60, 10), "solo el turno en curso")
+    refused(timer_game, correction(ANA, -1, 10), "no baja de cero")
+    timer_game.apply(correction(ANA, 30, 100))  # the turn had 20 s left; the arbiter gives it 30
+    assert left(timer_game, ANA, 105) == 25
+    ended = timed(file2017, "corrido", clock("start", None, 0), duration=10)
+    ended.apply(G.end_event(reason="45.5", at=at(700)))
+    refused(ended, correction(ANA, 600, 800), "ha terminado")
+    refused(timed(file2017, None), correction(ANA, 600, 10), "no tiene reloj")

@@ -88,3 +88,18 @@ def test_the_screens_show_a_qr_code_to_the_event_results(app: Flask, client: Fla
 
         assert results_link(game_id)["url"] == f"https://torneo.example.org/results/torneo/{tournament}"
     assert 'class="results-qr"' not in client.get(f"/overlay/{game_id}/board").text  # a stream's part: no QR
+
+
+def test_the_waiting_screen_between_games_shows_the_notices(app: Flask, arbiter: FlaskClient,
+                                                            client: FlaskClient) -> None:  # fmt: skip
+    """A table with no game yet (before the round, between games) shows the room's notices, and the
+    answer its page polls carries them, so a notice posted or removed reaches it without a reload."""
+    assert 'class="notice"' not in client.get("/display/mesa/9").text
+    post(arbiter, "/arbiter/avisos", {"text": "La partida 2 empieza a las 18:00"})
+    page = client.get("/display/mesa/9").text
+    assert '<span class="notice">La partida 2 empieza a las 18:00</span>' in page and "with-notices" in page
+    (notice,) = client.get("/display/mesa/9/objetivo").json["notices"]
+    assert notice["text"] == "La partida 2 empieza a las 18:00"
+    assert "La partida 2 empieza a las 18:00" in client.get("/display/mesa/9/reloj").text  # the table's clock too
+    post(arbiter, f"/arbiter/avisos/{notice['id']}/quitar")
+    assert client.get("/display/mesa/9/objetivo").json["notices"] == []

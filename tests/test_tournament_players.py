@@ -231,12 +231,15 @@ def test_the_command_line_makes_a_tournament_and_plays_its_games(tmp_path: Path,
     listing = tmp_path / "jugadores.csv"
     listing.write_text("\ufeff" + NAMESAKES, encoding="utf-8")
     url = f"sqlite:///{tmp_path / 'veedor.db'}"
-    assert main(["tournament", "create", "--name", "Open de Otoño", "--players", str(listing), "--db", url]) == 0
+    data = ["--data", str(tmp_path)]  # as the README: both commands on the data folder serve reads (its veedor.db)
+    assert main(["tournament", "create", "--name", "Open de Otoño", "--players", str(listing), *data]) == 0
     tournament_id = capsys.readouterr().out.strip()
     for seed in ("5", "6"):
         assert main(["duplicate", "simulate", "--tournament", tournament_id, "--rounds", "2", "--seed", seed,
-                     "--lexicon", str(FILE2017), "--db", url, "--data", str(tmp_path)]) == 0  # fmt: skip
-    assert f"añadida al torneo {tournament_id}" in capsys.readouterr().out
+                     "--lexicon", str(FILE2017), *data]) == 0  # fmt: skip
+        printed = capsys.readouterr().out
+        assert f"añadida al torneo {tournament_id}" in printed
+        assert printed.count("Ana García (mesa") == 2  # the namesakes told apart in the printed standings
     app = create_app({"TESTING": True, "DATABASE_URL": url, "INSTANCE_PATH": str(tmp_path), "LEXICON": file2017})
     rows = sheet(app.test_client().get(f"/results/torneo/{tournament_id}/clasificacion.xlsx").data)
     assert sorted(row[3] for row in rows[1:] if row[1] == "Ana García") == ["1001", "2002"]

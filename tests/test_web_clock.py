@@ -70,7 +70,8 @@ def test_only_the_arbiter_pauses(app: Flask, client: FlaskClient, arbiter: Flask
     game_id = clock_game(app)
     key = device(app)
     client.post(f"/api/games/{game_id}/clock", json={"action": "start"}, headers=key)
-    assert client.post(f"/api/games/{game_id}/clock", json={"action": "pause"}, headers=key).status_code == 400
+    refused = client.post(f"/api/games/{game_id}/clock", json={"action": "pause"}, headers=key)
+    assert refused.status_code == 403 and "solo un árbitro" in refused.json["error"]
     assert client.post(f"/display/{game_id}/reloj", json={"action": "pause"}, headers=JSON).status_code in (400, 401)
     answer = arbiter.post(f"/display/{game_id}/reloj", json={"action": "pause"}, headers={**JSON, "X-CSRF-Token": CSRF})
     assert answer.status_code == 201 and answer.json["clock"]["state"] == "paused"
@@ -91,12 +92,12 @@ def test_the_game_ends_on_time_with_the_overtime_taken_off(app: Flask, client: F
                   ClassicGame.play_event(1, "H8 CASADA", at=began + timedelta(seconds=2700)),
                   ClassicGame.clock_event("press", 1, at=began + timedelta(seconds=2700))):  # fmt: skip
         games.append(game_id, event)
-    state = client.get(f"/api/games/{game_id}").json
-    assert state["clock"]["time_up"] and state["clock"]["game_left"] < 0  # 40 minutes are over (C.30)
+    with games.reading(game_id) as game:  # nobody pressed since: the first read ends it (C.45.5)
+        assert game.finished and game.events[-1].actor == "servidor"
     answer = client.post(f"/api/games/{game_id}/clock", json={"action": "time"}, headers=device(app))
-    assert answer.status_code == 201
+    assert answer.status_code == 201  # the tablet that asks for it too finds it ended
     final = answer.json["state"]
-    assert final["ended"] and final["ending"] == "45.5"
+    assert final["ended"] and final["ending"] == "45.5" and answer.json["clock"]["state"] == "ended"
     assert [p["score"] for p in final["players"]] == [12 - 20, 11]  # 1:01 over: two minutes begun (C.35)
     assert final["adjustments"] == [{"player": 0, "kind": "time", "points": -20, "rack": ""}]
     log = arbiter.get(f"/arbiter/g/{game_id}/log").get_data(as_text=True)
@@ -120,3 +121,42 @@ def test_a_table_follows_its_game_and_a_game_without_a_clock_says_so(app: Flask,
     assert plain in page and "screen_follow.js" in page
     assert client.get(f"/api/games/{plain}").json["clock"] == {"state": "none"}
     assert "Reloj de la mesa 6" in client.get("/display/mesa/6/reloj").get_data(as_text=True)
+
+
+def test_the_server_ends_the_game_on_time_once_without_a_press(app: Flask, client: FlaskClient) -> None:
+    """C.45.5 with nobody at the tablet: the state's reads (screens, overlays, the clock's page)
+    end it, the end is stored once, and a restart (the game rebuilt from the store) keeps it."""
+    games = services(app).games
+    began = datetime.now(timezone.utc) - timedelta(minutes=11)
+    game_id = games.create("classic", "Mesa 3", ClassicGame.create_event(["Ana", "Bea"], clock="corrido", duration=10, at=began))
+    games.append(game_id, ClassicGame.clock_event("start", at=began))
+    state = client.get(f"/api/games/{game_id}").json
+    assert state["clock"]["state"] == "ended" and state["state"]["ending"] == "45.5"
+    for page in (f"/display/{game_id}/reloj", f"/overlay/{game_id}/clock", f"/display/{game_id}"):
+        assert '"ending": "45.5"' in client.get(page).get_data(as_text=True)
+    stored = services(app).games.store.events(game_id)
+    assert [e.kind for e in stored].count("end") == 1
+    assert stored[-1].at == began + timedelta(minutes=10)  # when the time ran out, not when it was seen
+    fresh = ClassicGame.replay(stored, games.lexicon)
+    assert fresh.ending == "45.5" and fresh.state.timer is not None and fresh.state.timer.state() == "ended"
+
+
+def test_only_an_arbiter_corrects_a_clock_and_the_history_says_why(app: Flask, client: FlaskClient,
+                                                                   arbiter: FlaskClient) -> None:  # fmt: skip
+    """C.36: Ana came four minutes late; the arbiter puts her clock at 26:00 with the reason."""
+    game_id = clock_game(app)
+    key = device(app)
+    client.post(f"/api/games/{game_id}/clock", json={"action": "start", "player": 0}, headers=key)
+    correction = {"action": "set", "player": 0, "remaining": 1560, "reason": "llegó 4 minutos tarde (C.36)"}
+    refused = client.post(f"/api/games/{game_id}/clock", json=correction, headers=key)
+    assert refused.status_code == 403 and "solo un árbitro" in refused.json["error"]  # the clock tablet may not
+    assert client.post(f"/display/{game_id}/reloj", json=correction, headers=JSON).status_code in (400, 401)  # no session
+    assert client.get(f"/api/games/{game_id}").json["clock"]["players"][0]["remaining"] > 1790  # nothing changed
+    without = arbiter.post(f"/display/{game_id}/reloj", json={**correction, "reason": " "},
+                           headers={**JSON, "X-CSRF-Token": CSRF})  # fmt: skip
+    assert without.status_code == 400 and "motivo" in without.json["error"]
+    answer = arbiter.post(f"/display/{game_id}/reloj", json=correction, headers={**JSON, "X-CSRF-Token": CSRF})
+    assert answer.status_code == 201
+    assert 1555 < answer.json["clock"]["players"][0]["remaining"] <= 1560
+    log = arbiter.get(f"/arbiter/g/{game_id}/log").get_data(as_text=True)
+    assert "Reloj de Ana corregido por el árbitro: le quedan 26:00 (antes 30:00); motivo: llegó 4 minutos tarde (C.36)" in log

@@ -67,3 +67,25 @@ def test_a_notice_lies_in_its_own_band_at_every_size(served: tuple[str, Flask], 
     notices_of(app).remove(first.id + 1)
     expect(page.locator("#notices")).to_be_hidden(timeout=SETTLE_MS)
     assert errors == []
+
+
+def test_the_waiting_screen_takes_the_notices_as_they_come(served: tuple[str, Flask], browser: Any, shots: Path) -> None:
+    """A table's screen with no game yet shows the notices, and follows a posted or removed one
+    within the few seconds it asks for its game."""
+    from playwright.sync_api import expect
+
+    from webapp.views.screens import FOLLOW_SECONDS
+
+    url, app = served
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{url}/display/mesa/9")
+    expect(page.locator("#notices")).to_be_hidden()
+    notice = notices_of(app).post("La partida 2 empieza a las 18:00", "arbitro")
+    follow_ms = 1000 * FOLLOW_SECONDS + SETTLE_MS
+    expect(page.locator("#notices")).to_have_text("La partida 2 empieza a las 18:00", timeout=follow_ms)
+    page.screenshot(path=str(shots / "aviso-espera.png"))
+    notices_of(app).remove(notice.id)
+    expect(page.locator("#notices")).to_be_hidden(timeout=follow_ms)
+    assert errors == []

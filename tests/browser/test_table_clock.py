@@ -5,9 +5,10 @@ The players start the clock, and each press ends a turn: the table's camera (her
 that, like ``CameraLoop``, reports the board it sees once told of the press) commits the play,
 and the screen shows the board and both clocks. The tablet is reloaded mid-turn (it must show
 the server's time, not restart it), loses the network for a press (kept at the time it was
-made), the arbiter pauses from an arbiter's session, the last play goes out (C.45.4) and the
-arbiter counts the racks. Position: every tile on rows A-D and L-O but CASA (H5-H8) and two S
-on each rack; Ana plays H5 CASAS, Bea 6H AS, Ana 8H AS and is out. Screenshots go to
+made), the arbiter pauses from an arbiter's session and corrects Bea's time (C.36), the last
+play goes out (C.45.4) and the arbiter counts the racks. Position: every tile on rows A-D and
+L-O but CASA (H5-H8) and two S on each rack; Ana plays H5 CASAS, Bea 6H AS, Ana 8H AS and is
+out. Screenshots go to
 ``$VEEDOR_SCREENSHOTS`` (default: the test's temporary folder).
 """
 
@@ -162,6 +163,14 @@ def test_a_short_game_pressed_on_a_tablet(app: Flask, table: tuple[str, str, str
     tablet.locator("#half-0").tap()  # paused: no press
     arbiter.click("#resume")
     expect(tablet.locator("#half-0")).to_have_class("half running pressable", timeout=SETTLE_MS)
+    arbiter.click(".correct summary")  # the arbiter sets Bea's time as the reserve clock shows it (C.36)
+    arbiter.select_option("#correct-player", "1")
+    arbiter.fill("#correct-time", "20:00")
+    arbiter.fill("#correct-reason", "el reloj de reserva marca 20:00")
+    arbiter.click("#correct-form button[type=submit]")
+    expect(tablet.locator("#half-1 .time")).to_have_text("20:00", timeout=SETTLE_MS)
+    expect(arbiter.locator("#message")).to_have_text("Reloj corregido.")
+    arbiter.screenshot(path=str(shots / "reloj-arbitro-correccion.png"))
     for width, height in ((1024, 768), (390, 844)):  # a tablet on its side, a phone upright between the players
         tablet.set_viewport_size({"width": width, "height": height})
         tablet.wait_for_timeout(150)
@@ -181,6 +190,7 @@ def test_a_short_game_pressed_on_a_tablet(app: Flask, table: tuple[str, str, str
     arbiter.goto(f"{url}/arbiter/g/{game_id}/log")
     expect(arbiter.locator("body")).to_contain_text("Ana pulsa el reloj: turno de")
     expect(arbiter.locator("body")).to_contain_text("Partida terminada (C.45.4)")
+    expect(arbiter.locator("body")).to_contain_text("Reloj de Bea corregido por el árbitro: le quedan 20:00")
     with services(app).games.reading(game_id) as game:
         assert [(t.notation, t.points) for t in game.turns] == [("H5 CASAS", 7), ("6H AS", 2), ("8H AS", 2)]
         assert {e.actor for e in game.events if e.kind == "play"} == {"camera:mesa-3"}  # each at its press

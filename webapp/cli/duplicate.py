@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -29,6 +30,7 @@ from ..records.tournament_players import SEATINGS, player_data, seating
 from ..records.tournaments import TournamentError, Tournaments
 from ..services.games import GameService, open_games
 from ..services.simulation import SimulatedPlayer, make_players, simulate_duplicate, strength_of
+from .serve import database_url
 from .spanish import LEXICON_HELP
 
 
@@ -43,9 +45,10 @@ def add_duplicate_commands(commands: Any) -> None:
     simulate.add_argument("--bonuses", action="store_true", help="bonificaciones de 10 y 5 puntos (D.III.24)")
     simulate.add_argument("--tie-breaks", action="store_true", help="desempates (D.III.28)")
     simulate.add_argument("--lexicon", metavar="RUTA", help=LEXICON_HELP)
-    simulate.add_argument("--db", default="sqlite://", help="URL de la base de datos (por defecto: en memoria)")
+    simulate.add_argument("--db", metavar="URL",
+                          help="URL de la base de datos (por defecto: SQLite veedor.db en --data, como «serve»; sin --data, en memoria)")  # fmt: skip
     simulate.add_argument("--data", metavar="CARPETA",
-                          help="carpeta de datos cuya lexicons/ guarda la lista de palabras (por defecto: junto a una --db SQLite)")  # fmt: skip
+                          help="carpeta de datos: su veedor.db sin --db, y su lexicons/ guarda la lista de palabras")  # fmt: skip
     simulate.add_argument("--tournament", metavar="TORNEO",
                           help="juegan los jugadores de ese torneo (de --db) y la partida se añade a él")  # fmt: skip
     simulate.add_argument("--seating", choices=sorted(SEATINGS), default="mesas",
@@ -62,7 +65,8 @@ def run_simulate(args: argparse.Namespace) -> int:
     settings = DuplicateSettings(
         rounds=args.rounds, bonuses=args.bonuses, tie_breaks=args.tie_breaks, seed=args.seed
     )
-    service = open_games(args.db, load_lexicon(args.lexicon), args.data)
+    url = args.db or (database_url(args) if args.data else "sqlite://")  # the folder's database, as serve's
+    service = open_games(url, load_lexicon(args.lexicon), args.data)
     tournaments = Tournaments(service.store.engine) if args.tournament else None
     players, name = make_players(args.players), f"Simulación {args.seed}"
     if tournaments is not None:
@@ -100,7 +104,10 @@ def tournament_players(service: GameService, tournaments: Tournaments, tournamen
     try:
         tournament = tournaments.get(tournament_id)
     except TournamentError as error:
-        raise GameError(f"{error} en esta base de datos (--db {service.store.url})") from None
+        in_memory = service.store.url == "sqlite://"
+        where = "la base de datos en memoria: dé la --data o la --db donde se creó" if in_memory else \
+            f"esta base de datos (--db {service.store.url})"  # fmt: skip
+        raise GameError(f"{error} en {where}") from None
     if not tournament.players:
         raise GameError(f"el torneo {tournament.name} no tiene lista de jugadores")
     seats = seating(tournament, how, standing(service, tournament) if how == "clasificacion" else ())
@@ -128,10 +135,13 @@ def write_round(game: DuplicateGame, r: Round, out: TextIO) -> None:
 
 def write_standings(game: DuplicateGame, out: TextIO) -> None:
     out.write(f"\nFin de la partida: {game.end_reason}\nClasificación (maestra {game.master_total}):\n")
+    names = Counter(p.name for p in game.players.values())
     for s in game.standings():
         percent = 100 * s.total / game.master_total if game.master_total else 0
         bonus = f" (bonif. {s.bonus})" if s.bonus else ""
-        out.write(f"  {s.rank:>3}. {s.name:<12} {s.total:>5}{bonus}  {percent:5.1f} %\n")
+        player = game.players[s.player]
+        name = f"{s.name} (mesa {player.table})" if names[s.name] > 1 else s.name  # namesakes told apart
+        out.write(f"  {s.rank:>3}. {name:<12} {s.total:>5}{bonus}  {percent:5.1f} %\n")
 
 
 def game_json(game: DuplicateGame) -> dict[str, Any]:

@@ -7,7 +7,8 @@ Scores of slips are the ones the game holds now (a later correction is its own l
 a slip that replaces another names the one it replaces, and a decision of the
 scanned-slips panel says which (``REVIEW``). A classic table's clock
 (``rules_core.classic_clock``) is told with its times: each press with the turn's time and
-what is left, the end with each player's overtime taken off (C.35).
+what is left, an arbiter's correction with the time before and after and its reason (C.36),
+the end with each player's overtime taken off (C.35).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ KINDS = {  # the filter's names for event kinds
     "slip": "papeletas", "slip_corrected": "papeletas", "master_announced": "maestras",
     "master_annulled": "maestras", "game_ended": "partida", "play": "jugadas", "challenge": "jugadas",
     "exchange": "jugadas", "pass": "jugadas", "end": "partida", "time_penalty": "reloj", "lexicon_changed": "léxico",
-    "clock_start": "reloj", "clock_press": "reloj", "clock_pause": "reloj", "clock_resume": "reloj",
+    "clock_start": "reloj", "clock_press": "reloj", "clock_pause": "reloj", "clock_resume": "reloj", "clock_set": "reloj",
 }  # fmt: skip
 TIMER = {"start": "en marcha", "pause": "en pausa", "resume": "reanudado", "close": "cerrado (TIEMPO)"}
 REVIEW = {"accept": "propuesta aceptada", "correct": "corregida", "void": "anulada"}  # the panel's decisions
@@ -173,6 +174,9 @@ def _clock_words(game: ClassicGame) -> dict[int, str]:
             out[number] = _press_words(before, after, player, who, names) + by
         elif event.kind in ("clock_pause", "clock_resume"):
             out[number] = ("Reloj en pausa" if event.kind == "clock_pause" else "Reloj reanudado") + by
+        elif event.kind == "clock_set" and player in (0, 1):
+            was, now = (_clock_text(t.remaining(player, event.at).total_seconds()) for t in (before, after))
+            out[number] = f"Reloj de {who} corregido por el árbitro: le quedan {now} (antes {was}); motivo: {event.data.get('reason', '')}{by}"
         elif event.kind == "end":
             out[number] = _end_words(replay) + by
     return out

@@ -10,17 +10,25 @@ Every source of events (the arbiter console, later the slip scanner and the
 cameras through the device API) goes through ``append``, so they all reach the
 screens the same way. The live state lives in one process: serve a database from
 one server process.
+
+A classic game whose total time is over ends on time (C.45.5) without anyone pressing:
+every read (``reading``, ``view``) and every stream's wait first ``settle``s the game,
+which stores its ``end`` once the state at the server's now says so.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from datetime import datetime, timezone
+from typing import Any, Final, TypeVar
 
-from rules_core.events import Event
+from rules_core.classic import ClassicGame
+from rules_core.classic_clock import time_is_up
+from rules_core.events import Event, GameError
 from rules_core.lexicon import Lexicon
 
 from .games import Game, GameService
@@ -29,6 +37,8 @@ from .store import EventStore
 
 T = TypeVar("T")
 Listener = Callable[[str, Event], None]
+ON_TIME_ACTOR: Final = "servidor"  # who stores the end on time (C.45.5) nobody asked for
+log = logging.getLogger(__name__)
 
 
 class LiveGames(GameService):
@@ -63,6 +73,24 @@ class LiveGames(GameService):
             super().append(game_id, event)
         self._announce(game_id, event)
 
+    def settle(self, game_id: str) -> None:
+        """End a classic game on time (C.45.5) if, at the server's now, its time is up: the end
+        is stored once (the check and the append under one lock; after it the game is over).
+        Lazy and so restart-safe: the clock stops when the game's time ran out (C.30), however
+        late this is noted (``classic_clock.close_clock``); the event bears that moment."""
+        with self.lock:
+            game = self.open(game_id)
+            now = datetime.now(timezone.utc)
+            if not isinstance(game, ClassicGame) or not time_is_up(game.state, now):
+                return
+            event = ClassicGame.end_event(reason="45.5", actor=ON_TIME_ACTOR, at=_time_ran_out(game, now))
+            try:
+                super().append(game_id, event)
+            except GameError as error:  # the rules refused it: the game stays as it was, and is shown
+                log.warning("la partida %s no pudo terminar por tiempo: %s", game_id, error)
+                return
+        self._announce(game_id, event)
+
     def subscribe(self, listener: Listener) -> None:
         """Call ``listener(game_id, event)`` after every stored event (outside the lock)."""
         self._listeners.append(listener)
@@ -86,7 +114,8 @@ class LiveGames(GameService):
 
     @contextmanager
     def reading(self, game_id: str) -> Iterator[Game]:
-        """The live game, held so that no change happens while it is read."""
+        """The live game (settled first: ``settle``), held so that no change happens while it is read."""
+        self.settle(game_id)
         with self.lock:
             yield self.open(game_id)
 
@@ -100,7 +129,8 @@ class LiveGames(GameService):
 
     def wait(self, game_id: str, seen: int, timeout: float) -> int:
         """Block until the game's version differs from ``seen``, the room is touched or ``timeout``
-        passes; the version."""
+        passes; the version. A classic game is ``settle``d first, so a stream sees the end on time."""
+        self.settle(game_id)
         current = self.version(game_id)
         if current != seen:
             return current
@@ -112,7 +142,8 @@ class LiveGames(GameService):
             return self._versions.get(game_id, 0)
 
     def view(self, game_id: str, name: str, build: Callable[[Game], T]) -> tuple[int, T]:
-        """``build(game)`` for the game's current version, built once and shared."""
+        """``build(game)`` for the game's current version (settled first), built once and shared."""
+        self.settle(game_id)
         with self.lock:
             game = self.open(game_id)
             version = len(game.events)
@@ -173,3 +204,11 @@ class StreamSlots:
             self._by_address[address] -= 1
             if self._by_address[address] <= 0:
                 del self._by_address[address]
+
+
+def _time_ran_out(game: ClassicGame, now: datetime) -> datetime:
+    """When a game whose time is up ended on time: its time's end (C.30), or the last event
+    after it (the turn that evened the turns), never after ``now``."""
+    left = game.state.timer.game_left(now) if game.state.timer is not None else None
+    ran_out = now + left if left is not None else now
+    return min(now, max(ran_out, game.events[-1].at))

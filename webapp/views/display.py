@@ -27,6 +27,7 @@ is the arbiter's, from a browser with an arbiter's session, as is everything els
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from collections import Counter
@@ -45,7 +46,7 @@ from rules_core.board import SIZE, Board
 from rules_core.classic import ClassicGame, Turn
 from rules_core.classic_clock import time_is_up
 from rules_core.duplicate import DuplicateGame, Round, rack_labels
-from rules_core.events import GameError
+from rules_core.events import Event, GameError
 from rules_core.master import leave_after, placed_tiles
 
 from ..records.notices import Notices, notices_of
@@ -156,16 +157,18 @@ def table(number: int) -> str:
     game_id = table_game(number)
     if game_id is None:
         name = _("Mesa %(n)s", n=number)
-        return render_template("display/waiting.html", name=name, target=follow["target"], screen=follow["screen"])
+        return render_template("display/waiting.html", name=name, target=follow["target"], screen=follow["screen"],
+                               notices=notices_of().json())  # fmt: skip
     return render_screen(game_id, follow=follow)
 
 
 @bp.get("/mesa/<int:number>/objetivo")
 def table_target(number: int) -> Response:
-    """The game table ``number`` plays now: ``{"game": id or null}``."""
+    """The game table ``number`` plays now: ``{"game": id or null}``, with the room's notices (its
+    waiting screen shows them)."""
     from .screens import FOLLOW_SECONDS, table_game
 
-    return jsonify({"game": table_game(number), "follow_seconds": FOLLOW_SECONDS})
+    return jsonify({"game": table_game(number), "follow_seconds": FOLLOW_SECONDS, "notices": notices_of().json()})
 
 
 # -- what the screen shows ----------------------------------------------------------
@@ -343,12 +346,13 @@ def clock_state(game: Game, now: datetime) -> dict[str, Any]:
 
 def classic_clock_state(game: ClassicGame, now: datetime) -> dict[str, Any]:
     """The table's clock at ``now`` (``GameClock.to_json``; ``state`` none without one), with
-    ``even`` (both have had as many turns, C.30) and ``time_up`` (it may end on time, C.45.5)."""
+    ``even`` (both have had as many turns, C.30), ``time_up`` (it may end on time, C.45.5) and the
+    game's ``ending`` (C.45; "45.5": it ended on time)."""
     timer = game.state.timer
     if timer is None:
         return {"state": "none"}
     turns = [sum(1 for t in game.turns if t.player == p) for p in (0, 1)]
-    return {**timer.to_json(now), "even": turns[0] == turns[1], "time_up": time_is_up(game.state, now)}
+    return {**timer.to_json(now), "even": turns[0] == turns[1], "time_up": time_is_up(game.state, now), "ending": game.ending}
 
 
 LAST_TURNS = 6
@@ -408,8 +412,9 @@ def _turn_json(turn: Turn, names: tuple[str, str]) -> dict[str, Any]:
 # -- the table's clock ----------------------------------------------------------------
 
 
-CLOCK_ACTIONS: Final = frozenset({"start", "press", "pause", "resume", "time"})  # time: the end on time, C.45.5
-DEVICE_CLOCK_ACTIONS: Final = frozenset({"start", "press", "time"})  # a pause is the arbiter's (C.34)
+# time: the end on time (C.45.5); set: the arbiter's correction of a player's time (C.36)
+CLOCK_ACTIONS: Final = frozenset({"start", "press", "pause", "resume", "time", "set"})
+DEVICE_CLOCK_ACTIONS: Final = frozenset({"start", "press", "time"})  # a pause or a correction is the arbiter's (C.34, C.36)
 
 
 @bp.get("/<game_id>/reloj")
@@ -425,7 +430,8 @@ def table_clock(number: int) -> str:
     follow = {"target": url_for("display.table_target", number=number), "screen": url_for("display.table_clock", number=number)}
     game_id = table_game(number)
     if game_id is None:
-        return render_template("display/waiting.html", name=_("Reloj de la mesa %(n)s", n=number), **follow)
+        return render_template("display/waiting.html", name=_("Reloj de la mesa %(n)s", n=number),
+                               notices=notices_of().json(), **follow)  # fmt: skip
     return render_clock(game_id, follow=follow)
 
 
@@ -449,11 +455,14 @@ def clock_by_arbiter(game_id: str) -> tuple[Response, int]:
 
 
 def clock_action(game_id: str, body: dict[str, Any], actor: str, allowed: Collection[str]) -> tuple[Response, int]:
-    """``{"action", "player", "delay_ms"}``: the clock's event at the server's time (``time``:
-    the end on time, once ``time_is_up``); the game's screen message after it (201)."""
+    """``{"action", "player", "delay_ms"}``: the clock's event at the server's time (``time``: the
+    end on time, stored by the server once ``time_is_up``, see ``LiveGames.settle``; ``set``: with
+    ``remaining``, seconds, and ``reason``); the game's screen message after it (201)."""
     if game_record(game_id).mode != "classic":
         abort(404)
     action, player, delay = body.get("action"), body.get("player"), body.get("delay_ms")
+    if action in CLOCK_ACTIONS and action not in allowed:
+        abort(403, description=_("solo un árbitro pausa o corrige el reloj (C.34, C.36)"))
     if action not in allowed:
         abort(400, description=_("acción del reloj: una de %(a)s", a=", ".join(sorted(allowed))))
     if player not in (None, 0, 1) or isinstance(player, bool):
@@ -462,15 +471,26 @@ def clock_action(game_id: str, body: dict[str, Any], actor: str, allowed: Collec
         abort(400, description=_("'delay_ms' es un número de milisegundos, 0 o más"))
     games = services().games
     if action == "time":
-        with games.reading(game_id) as game:
-            assert isinstance(game, ClassicGame)
-            if not time_is_up(game.state, datetime.now(timezone.utc)):
+        with games.reading(game_id) as game:  # settled on reading: ended now if its time is up
+            if not isinstance(game, ClassicGame) or game.ending != "45.5":
                 abort(409, description=_("la partida aún no puede terminar por tiempo (C.30, C.45.5)"))
-        event = ClassicGame.end_event(reason="45.5", actor=actor)
-    else:
-        event = ClassicGame.clock_event(str(action), player, delay_ms=delay, actor=actor)
+        return Response(screen_message(games, game_id), mimetype="application/json"), 201
+    event = _correction(body, actor) if action == "set" else \
+        ClassicGame.clock_event(str(action), player, delay_ms=delay, actor=actor)  # fmt: skip
     try:
         games.append(game_id, event)
     except GameError as error:
         abort(409, description=str(error))
     return Response(screen_message(games, game_id), mimetype="application/json"), 201
+
+
+def _correction(body: dict[str, Any], actor: str) -> Event:
+    """The arbiter's ``clock_set`` (C.36): ``player``, ``remaining`` seconds (under zero: over) and ``reason``."""
+    player, remaining, reason = body.get("player"), body.get("remaining"), body.get("reason")
+    if player not in (0, 1) or isinstance(player, bool):
+        abort(400, description=_("una corrección del reloj dice de qué jugador: 'player', 0 o 1"))
+    if isinstance(remaining, bool) or not isinstance(remaining, (int, float)) or not math.isfinite(remaining):
+        abort(400, description=_("'remaining' es el tiempo que le queda al jugador, en segundos"))
+    if not isinstance(reason, str) or not reason.strip():
+        abort(400, description=_("una corrección del reloj necesita un motivo"))
+    return ClassicGame.clock_set_event(player, round(remaining * 1000), reason.strip()[:200], actor=actor)

@@ -165,7 +165,7 @@ def table_broadcast(number: int) -> str:
     game_id = table_game(number)
     if game_id is None:
         return render_template("display/waiting.html", name=_("Mesa %(n)s", n=number), target=follow["target"],
-                               screen=follow["screen"])  # fmt: skip
+                               screen=follow["screen"], notices=notices_of().json())  # fmt: skip
     return _broadcast_page(game_id, follow)
 
 

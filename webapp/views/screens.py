@@ -26,6 +26,7 @@ from flask import Blueprint, abort, current_app, jsonify, redirect, render_templ
 from flask_babel import gettext as _  # type: ignore[import-untyped]
 from werkzeug.wrappers import Response
 
+from ..records.notices import notices_of
 from ..services.shared import scan_service, services
 
 bp = Blueprint("screens", __name__, url_prefix="/display/pantalla")
@@ -93,11 +94,12 @@ def _shows(name: str) -> str:
 def screen(name: str) -> Response | str:
     game_id = target(_shows(name), time.time())
     if game_id is None:
-        return render_template("display/waiting.html", name=name, follow_seconds=FOLLOW_SECONDS)
+        return render_template("display/waiting.html", name=name, follow_seconds=FOLLOW_SECONDS, notices=notices_of().json())
     return redirect(url_for("display.show", game_id=game_id, pantalla=name))
 
 
 @bp.get("/<name>/objetivo")
 def screen_target(name: str) -> Response:
-    """What the screen should show now: ``{"game": id or null}``."""
-    return jsonify({"game": target(_shows(name), time.time()), "follow_seconds": FOLLOW_SECONDS})
+    """What the screen should show now: ``{"game": id or null}``, with the room's notices (for its waiting screen)."""
+    return jsonify({"game": target(_shows(name), time.time()), "follow_seconds": FOLLOW_SECONDS,
+                    "notices": notices_of().json()})  # fmt: skip

@@ -104,6 +104,7 @@
 
   /* The game's time in words (C.30), or "" without one. */
   function gameTime(c, T) {
+    if (c.state === "ended" && c.ending === "45.5") { return T.ended_on_time; }
     if (c.game_left === null || c.game_left === undefined) { return ""; }
     return c.game_left > 0 ? fmt(T.game_left, { t: clockText(c.game_left) }) : T.game_over;
   }

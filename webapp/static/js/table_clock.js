@@ -42,10 +42,11 @@
 
   /* -- talking to the server ----------------------------------------------------------- */
 
-  function post(body) {
+  /* ``arbiterOnly``: with the arbiter's session even where a device key is kept (a correction). */
+  function post(body, arbiterOnly) {
     var headers = { "Content-Type": "application/json", "Accept": "application/json" };
     var url = config.arbiter_url;
-    if (token) { headers.Authorization = "Bearer " + token; url = config.device_url; }
+    if (token && !arbiterOnly) { headers.Authorization = "Bearer " + token; url = config.device_url; }
     else if (config.csrf) { headers["X-CSRF-Token"] = config.csrf; }
     return fetch(url, { method: "POST", headers: headers, body: JSON.stringify(body), credentials: "same-origin", cache: "no-store" });
   }
@@ -120,7 +121,8 @@
       C.setText(node.querySelector(".time"), h.time);
       C.setText(node.querySelector(".note"), h.note);
     }
-    var status = none ? T.no_clock : (c.state === "ready" ? T.ready : (canAct() ? T.press_hint : T.no_device));
+    var status = none ? T.no_clock : c.state === "ready" ? T.ready : c.state === "ended" ? T.ended
+      : (canAct() ? T.press_hint : T.no_device);
     C.setText($("status"), status);
     var gameTime = none ? "" : C.gameTime(c, T);
     if (!none && c.game_left !== null && c.game_left <= 0 && c.state !== "ended") { gameTime = T.waiting_end; }
@@ -193,6 +195,20 @@
     render();
   });
   $("face").classList.toggle("swapped", localStorage.getItem(SIDE) === "1");
+  if ($("correct-form")) { $("correct-form").addEventListener("submit", correct); }
+
+  /* The arbiter sets a player's time left, with the reason (C.36): "m:ss", "-m:ss" when over. */
+  function correct(event) {
+    event.preventDefault();
+    var match = /^\s*([-\u2212]?)(\d+):([0-5]\d)\s*$/.exec($("correct-time").value);
+    if (!match) { say(T.bad_time, 6); return; }
+    var seconds = (match[1] ? -1 : 1) * (60 * Number(match[2]) + Number(match[3]));
+    post({ action: "set", player: Number($("correct-player").value), remaining: seconds, reason: $("correct-reason").value }, true)
+      .then(function (response) {
+        return answered(response).then(function (ok) { if (ok) { say(T.corrected); $("correct-reason").value = ""; } });
+      })
+      .catch(function () { say(T.offline); });
+  }
 
   window.VeedorTableClock = { live: live, message: function () { return message; } };  // for the tests' measures
   render();
