@@ -136,12 +136,14 @@ def write_round(game: DuplicateGame, r: Round, out: TextIO) -> None:
 def write_standings(game: DuplicateGame, out: TextIO) -> None:
     out.write(f"\nFin de la partida: {game.end_reason}\nClasificación (maestra {game.master_total}):\n")
     names = Counter(p.name for p in game.players.values())
-    for s in game.standings():
+    standings = game.standings()
+    shown = {s.player: f"{s.name} (mesa {game.players[s.player].table})" if names[s.name] > 1 else s.name
+             for s in standings}  # namesakes told apart
+    width = max([12, *map(len, shown.values())])
+    for s in standings:
         percent = 100 * s.total / game.master_total if game.master_total else 0
         bonus = f" (bonif. {s.bonus})" if s.bonus else ""
-        player = game.players[s.player]
-        name = f"{s.name} (mesa {player.table})" if names[s.name] > 1 else s.name  # namesakes told apart
-        out.write(f"  {s.rank:>3}. {name:<12} {s.total:>5}{bonus}  {percent:5.1f} %\n")
+        out.write(f"  {s.rank:>3}. {shown[s.player]:<{width}} {s.total:>5}{bonus}  {percent:5.1f} %\n")
 
 
 def game_json(game: DuplicateGame) -> dict[str, Any]:
