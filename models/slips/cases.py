@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -33,11 +33,12 @@ from vision.slips import absolute, layout, synthetic, unipen
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 GOLDEN = SHARED / "golden" / "positions_dev.jsonl.gz"
 REAL = SHARED / "data" / "handwriting" / "caps_digits"
+Capture = Callable[[np.ndarray, np.random.Generator], np.ndarray]  # a filled slip -> what the reader is given
 
 
 @dataclass(frozen=True)
 class Case:
-    kind: str  # "clean", "oriented", "unmarked", "swapped", "phony"; "illegible" (``make_illegible_cases``);
+    kind: str  # "clean", "oriented", "unmarked", "swapped", "phony", "misspelt"; "illegible" (``make_illegible_cases``);
     # ``TWO_NOTATIONS`` (``make_two_notation_cases``); "corrected", "corrected_coordinate", "corrected_below"
     # (``make_correction_cases``)
     cgp: str
@@ -91,11 +92,11 @@ def write_play(sp: ScoredPlay, kind: str, rng: np.random.Generator) -> str:
         return f"{coordinate} {word.upper()}"
     if kind == "swapped":
         return f"{_swap(coordinate)} {word}"
-    if kind == "phony":
+    if kind in ("phony", "misspelt"):  # the last letter replaced; or any one (``misspelt``)
         tiles = list(sp.word)
-        last = tiles[-1]
-        other = [letter.tile for letter in LETTERS if letter.tile != (last & 0x7F)]
-        tiles[-1] = int(rng.choice(other)) | (last & 0x80)
+        at = len(tiles) - 1 if kind == "phony" else int(rng.integers(len(tiles)))
+        other = [letter.tile for letter in LETTERS if letter.tile != (tiles[at] & 0x7F)]
+        tiles[at] = int(rng.choice(other)) | (tiles[at] & 0x80)
         return f"{coordinate} {''.join(label(t) for t in tiles)}"
     return sp.notation
 
@@ -119,10 +120,14 @@ def _filled_slip(info: layout.SlipInfo, fields: dict[str, str], play: Play | Non
 
 
 def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon,
-               cgps: Sequence[str] | None = None, per_position: int = 5, board: bool = False) -> Iterator[Case]:  # fmt: skip
+               cgps: Sequence[str] | None = None, per_position: int = 5, board: bool = False,
+               capture: Capture = synthetic.scan, misspelt: bool = False) -> Iterator[Case]:  # fmt: skip
     """``count`` cases, ``per_position`` slips per position (a round's slips share one), fixed by ``seed``.
     ``board``: absolute slips (D.III.20.1.c), the play written on the printed board (a coordinate's order
-    and an arrow mean nothing there: such cases are written as clean ones)."""
+    and an arrow mean nothing there: such cases are written as clean ones). ``capture``: how a filled slip
+    reaches the reader (a scan; ``phone.PhoneCapture``: a phone photo of the same slips). ``misspelt``: every
+    slip a play of the round with one letter written wrong, anywhere in its word (kind ``misspelt``): most are
+    no word, or no legal play, and score 0 as written (D.III.25); one that is still a legal play is a clean slip."""
     rng = np.random.default_rng(seed)
     pool = list(cgps or positions())
     order = rng.permutation(len(pool))
@@ -150,11 +155,12 @@ def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lex
                 kind = "unmarked"
             if board and kind in ("oriented", "swapped"):
                 kind = "clean"
+            kind = "misspelt" if misspelt else kind
             written = write_play(sp, kind, rng)
             expected = _expected_score(position, lexicon, written, kind, sp)
             if kind == "swapped" and expected is None:
                 kind, written, expected = "clean", sp.notation, sp.score
-            if kind in ("unmarked", "phony") and expected:
+            if kind in ("unmarked", "phony", "misspelt") and expected:
                 kind, sp = "clean", legal_play_written(plays, written, position)
                 written, expected = sp.notation, sp.score
             info = bench_slip(made)
@@ -163,7 +169,7 @@ def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lex
             writer = writers[int(rng.integers(len(writers)))]
             on_board = Play.from_notation(written) if board else None  # a box's notation may be mis-ordered
             filled = _filled_slip(info, fields, on_board, writer, rng, board, unmark=kind == "unmarked")
-            scan = synthetic.scan(filled, rng)
+            scan = capture(filled, rng)
             yield Case(kind, cgp, written, sp.notation, int(expected or 0), has_blank and kind != "unmarked", scan,
                        info.player, int(fields["ronda"]))  # fmt: skip
             made += 1
@@ -185,7 +191,7 @@ SPOILS: Final = ("blank", "scribbled", "blotted", "struck", "crossed", "zigzag")
 
 
 def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon,
-                         board: bool = False) -> Iterator[Case]:  # fmt: skip
+                         board: bool = False, capture: Capture = synthetic.scan) -> Iterator[Case]:  # fmt: skip
     """``count`` slips whose play no arbiter could score as written (D.III.20.4), each ``SPOILS`` in turn: the
     play field left blank, a play of the position written and then scribbled over
     (``synthetic.scribble_over``), written under a blot of ink (``synthetic.blot``), written and struck out
@@ -211,7 +217,7 @@ def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, le
         if spoil in spoiler:
             spoiler[spoil](filled, spoilt_box, rng, ink)
         written = "" if spoil == "blank" else sp.notation
-        yield Case("illegible", cgp, written, sp.notation, 0, False, synthetic.scan(filled, rng), info.player,
+        yield Case("illegible", cgp, written, sp.notation, 0, False, capture(filled, rng), info.player,
                    int(fields["ronda"]))  # fmt: skip
 
 
@@ -222,7 +228,8 @@ TWO_NOTATIONS: Final = ("two_same", "two_plays", "two_board_struck", "two_boxes_
 STRIKES: Final = (synthetic.strike_through, synthetic.cross_out, synthetic.scrawl_through)
 
 
-def make_two_notation_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon) -> Iterator[Case]:
+def make_two_notation_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon,
+                            capture: Capture = synthetic.scan) -> Iterator[Case]:  # fmt: skip
     """``count`` absolute slips (D.III.20.1.c) with a play written both in the boxes and on the printed board, each
     ``TWO_NOTATIONS`` in turn. D.III.20.2: a player who writes in more than one notation must hand in one play
     visible, the others clearly crossed out (with one line, an X or a zigzag, in turn); different plays visible
@@ -246,10 +253,11 @@ def make_two_notation_cases(count: int, writers: Sequence[hw.Writer], seed: int,
             strike(filled, layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6), rng, float(rng.uniform(10, 90)))
         has_blank = _rack_blanks(kept, position) > 0
         yield Case(kind, cgp, kept.notation, kept.notation, 0 if kind == "two_plays" else kept.score, has_blank,
-                   synthetic.scan(filled, rng), info.player, int(fields["ronda"]))  # fmt: skip
+                   capture(filled, rng), info.player, int(fields["ronda"]))  # fmt: skip
 
 
-def make_correction_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon) -> Iterator[Case]:
+def make_correction_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon,
+                          capture: Capture = synthetic.scan) -> Iterator[Case]:  # fmt: skip
     """``count`` box slips corrected: the player gave up a word or a coordinate, crossed it out and wrote the one
     that stands. In turn, four slips in four: the word struck out with one line (``synthetic.strike_through``) and
     the play written after it in the same box (kind ``corrected``, twice), the coordinate written in the wrong
@@ -279,7 +287,7 @@ def make_correction_cases(count: int, writers: Sequence[hw.Writer], seed: int, l
         else:
             synthetic.correct_beside(filled, pixels, given_up, stands, writer, rng)
         has_blank = _rack_blanks(kept, position) > 0
-        yield Case(kind, cgp, kept.notation, kept.notation, kept.score, has_blank, synthetic.scan(filled, rng),
+        yield Case(kind, cgp, kept.notation, kept.notation, kept.score, has_blank, capture(filled, rng),
                    info.player, int(fields["ronda"]))  # fmt: skip
 
 
@@ -299,7 +307,7 @@ def _expected_score(position: Position, lexicon: Lexicon, written: str, kind: st
     """The rules' score of what was written (None for a swap that is itself a legal play: not a mistake)."""
     if kind in ("clean", "oriented"):
         return sp.score
-    if kind in ("unmarked", "phony"):  # the text written may still be a legal play (an O of the rack)
+    if kind in ("unmarked", "phony", "misspelt"):  # the text written may still be a legal play (an O of the rack)
         result = score_slip(position.board, position.rack, lexicon, Slip(written))
         return result.score if result.valid else 0
     if kind == "swapped":
