@@ -38,6 +38,7 @@ from rules_core.notation import Play
 
 from . import ctc, layout, tokens
 from .decoder import Candidate, CandidateSet, Decision, Scored, Thresholds, decide_scored, score_line
+from .glyphs import check_letters
 from .strikes import marked_out
 
 ABS_W: Final = 190.0  # the absolute slip's width, mm (its height is layout.SLIP_H)
@@ -118,7 +119,8 @@ def board_box(px_per_mm: float = layout.PX_PER_MM) -> tuple[int, int, int, int]:
 def rectify_board(gray: np.ndarray, slip_from_image: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> np.ndarray | None:
     """The absolute slip's whole frame (``ABS_W`` x ``SLIP_H`` mm) straightened by the slip's homography,
     or None when the scan shows no board side (an ordinary slip: only the strip where markers 4 and 5
-    would be is straightened and looked at, which costs little)."""
+    would be is straightened and looked at, which costs little). From a phone's photo, after
+    ``register.sampled_for``."""
     scale = np.diag([px_per_mm, px_per_mm, 1.0])
     strip_x = MARKERS[4][0] - 3.0
     shift = np.array([[1.0, 0.0, -strip_x * px_per_mm], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
@@ -369,14 +371,18 @@ class PlacementCache:
 def score_grid_line(log_probs: np.ndarray, views: Sequence[np.ndarray], cands: CandidateSet, coordinate: str) -> Scored:
     """The written squares read as one line (``cells_line``; ``log_probs`` the recogniser's output on it,
     ``views`` on its other views) and scored against the plays over them (``decoder.score_line``); a
-    reading that is no play is given the squares' coordinate, so that it can be scored 0 as written.
+    reading that is no play is given the squares' coordinate, so that it can be scored 0 as written. How surely
+    each letter is read (``Scored.letters``: the line recogniser's probability; the coordinate is the squares') and
+    how surely the writing says otherwise than the likeliest plays (``Scored.clashes``, ``glyphs.check_letters``).
 
     Read as a line, not square by square: on calibration writers 84 % of correct slips were right
     without a flag, and 47 % square by square (``models/slips/MODEL_CARD.md``)."""
     scored = score_line(log_probs, cands, views=views)
     entries = tuple((kind, coordinate + text if kind == "reading" else text, score, value)
                     for kind, text, score, value in scored.entries)  # fmt: skip
-    return Scored(f"{coordinate} {scored.raw}", entries)
+    sure, clashes = check_letters(None, None, log_probs, scored, cands)
+    letters = (1.0,) * len(coordinate) + sure if sure else ()
+    return Scored(f"{coordinate} {scored.raw}", entries, letters=letters, clashes=clashes)
 
 
 def reading_order(written: Sequence[SquareT]) -> list[SquareT] | None:
