@@ -12,7 +12,7 @@ from rules_core.cgp import Position
 from rules_core.lexicon import Lexicon
 from vision.slips import tokens
 from vision.slips.decoder import CandidateSet, Decision, Thresholds, decide_scored, score_line
-from vision.slips.glyphs import check_letters, clash
+from vision.slips.glyphs import GLYPH_INDEX, GLYPHS, check_letters, clash
 
 EMPTY = "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 EIJTAOS 0/0 0"
 SNAPPING = Thresholds(accept=0.99, invalid=0.95, reading_prior=12.0)  # a slip almost always holds a legal play
@@ -81,6 +81,17 @@ def test_a_play_written_as_read_is_still_accepted(lexicon: Lexicon) -> None:
     assert (jet.verdict, jet.play, jet.score) == ("accepted", "H8 JET", 20)
 
 
+def test_a_reading_is_not_scored_0_where_the_writing_may_be_the_legal_play(lexicon: Lexicon) -> None:
+    """H8 JE read surely, JE no word: but a T missing from the writing may be a faint stroke (C2 DIVO, its I and V run
+    together, read C2 DNO), so the writing does not rule out H8 JET: not scored 0 silently, offered to the arbiter as
+    written."""
+    limits = replace(LETTERS, reading_prior=0.0)
+    faint = decided(lexicon, line("H8 JE"), limits)
+    assert (faint.verdict, faint.score, faint.play, faint.flags) == ("flagged", None, "H8 JE", ("illegible",))
+    jei = decided(lexicon, line("H8 JEI"), limits)  # the I read surely where JET has its T: ruled out
+    assert (jei.verdict, jei.score) == ("invalid", 0)
+
+
 @pytest.mark.parametrize(("reading", "form", "clashing"), [
     ("H8JEI", "H8JET", 0.9),  # the play's T, where both networks read an I, seen at 0.1 at best
     ("H8JET", "H8JET", 0.0),
@@ -93,3 +104,35 @@ def test_a_play_clashes_where_the_writing_clearly_says_another_letter(reading: s
     sure = [0.5, 0.5, 0.5, 0.5, 0.9, 0.8][: len(reading)]
     seen = [0.1, 0.1, 0.9, 0.9, 0.1][: len(form)]
     assert clash(reading, sure, form, seen, word=2) == pytest.approx(clashing)
+
+
+class HandReader:
+    """A glyph reader (``glyphs.GlyphReader``) other than the committed classifier, such as one that learned a
+    player's hand (``learning.PlayerGlyphs``): it reads the k-th window it is shown as the k-th character of
+    ``seen``, surely."""
+
+    def __init__(self, seen: str) -> None:
+        self.seen = seen
+
+    def log_probs(self, images: np.ndarray) -> np.ndarray:
+        out = np.full((len(images), len(GLYPHS) + 2), np.log(1e-4), np.float32)
+        for k, char in enumerate(self.seen[: len(images)]):
+            out[k, GLYPH_INDEX[char]] = 0.0
+        out[:, len(GLYPHS)] = 0.0  # plain, not circled
+        return out
+
+
+@pytest.mark.parametrize(("seen", "verdict", "score"), [("H8JEI", "invalid", 0), ("H8JET", "accepted", 20)])
+def test_the_letters_are_read_by_whichever_glyph_reader_reads_the_player(lexicon: Lexicon, seen: str, verdict: str,
+                                                                         score: int) -> None:  # fmt: skip
+    """The same line, its last letter read 4 to 1 an I over a T by the line recogniser: where the player's glyph
+    reader sees JEI, the writing clearly says JEI (0 as written); where it sees JET, JET is what is written."""
+    log_probs = line("H8 JEI", mix={5: {"I": 0.8, "T": 0.2}})
+    prepared = np.ones((32, 4 * len(log_probs)), np.float32)
+    position = Position.from_cgp(EMPTY)
+    cands = CandidateSet.build(position.board, position.rack, lexicon)
+    scored = score_line(log_probs, cands)
+    letters, clashes = check_letters(HandReader(seen), prepared, log_probs, scored, cands)
+    decision = decide_scored(replace(scored, letters=letters, clashes=clashes), position.board, position.rack, lexicon,
+                             LETTERS)  # fmt: skip
+    assert (decision.verdict, decision.score) == (verdict, score)

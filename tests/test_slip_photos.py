@@ -9,9 +9,10 @@ from models.slips.phone import Light, photograph
 from rules_core.cgp import Position
 from rules_core.lexicon import Lexicon
 from vision.slips import handwriting as hw
-from vision.slips import layout, light, synthetic
+from rules_core.notation import Play
+from vision.slips import absolute, layout, light, synthetic
 from vision.slips.boxes import blotted
-from vision.slips.reader import SlipReader
+from vision.slips.reader import SlipReader, locate_slips
 
 CHORIZO = "15/15/15/15/15/15/15/5[CH]ORIZO4/15/15/15/15/15/15/15 AACSEIO 0/0 0"
 INFO = layout.SlipInfo("p", "Prueba", 3, "j3", "Carmen Ruiz")
@@ -72,3 +73,18 @@ def test_a_scan_evenly_lit_is_left_as_it_was() -> None:
     slip = filled_slip(rng, {"ronda": "5", "coordenada": "H8", "palabra": "CASA"})
     evened = light.even(slip)
     assert np.mean(np.abs(evened.astype(float) - slip)) < 2.0
+
+
+@pytest.mark.parametrize("seed", [2, 8])
+def test_a_photo_of_an_absolute_slip_finds_the_written_squares_and_no_tint(seed: int) -> None:
+    """A phone's photo of an absolute slip (D.III.20.1.c), a soft shadow's edge across the board's first rows, a
+    gradient, noise: the squares written are found, and no tinted square passes for writing (the darkest tint is
+    some 20 grey levels under the paper; a phone's noise lifted a high percentile of the grid that much over it)."""
+    rng = np.random.default_rng(seed)
+    play = Play.from_notation("E6 UCLA")
+    slip = absolute.fill_grid(absolute.render_absolute_slip(INFO), play, hw.HersheyWriter(hw.TRAIN_HERSHEY[1]), rng)
+    band = Light(((150.0, 8.0, float(rng.uniform(-10, 10)), 12.0, 2.0, 0.5),), (0.2, 30.0), 0.15, None)
+    photo = photograph(slip, rng, band, long_side=1700)
+    found = locate_slips(photo)
+    assert len(found) == 1 and found[0].board is not None
+    assert absolute.written_cells(found[0].board) == sorted(play.squares())

@@ -29,6 +29,7 @@ from rules_core.notation import Play
 from rules_core.slips import Slip, score_slip
 from vision.slips import handwriting as hw
 from vision.slips import absolute, layout, synthetic, unipen
+from vision.slips.decoder import unseparated
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 GOLDEN = SHARED / "golden" / "positions_dev.jsonl.gz"
@@ -338,6 +339,7 @@ class Outcome:
     blank_right: bool | None  # a circled blank read as that blank (None: no circled blank)
     seconds: float
     lookalike: bool = False  # the coordinate has a character a digit or letter looks like (1 I 5 S 0 O 4 A 6 G 8 B 2 Z)
+    proposal_right: bool = False  # flagged, and what the arbiter is offered to confirm is what the case deserves
 
 
 def judge(case: Case, result: dict[str, object], seconds: float) -> Outcome:
@@ -359,11 +361,28 @@ def judge(case: Case, result: dict[str, object], seconds: float) -> Outcome:
     candidates = result.get("candidates") or []
     top_kind = str(candidates[0]["kind"]) if candidates else "none"  # type: ignore[index]
     blank_right = (verdict == "accepted" and play == case.play) if case.blank else None
+    proposal = verdict == "flagged" and _proposal_right(case, play if isinstance(play, str) else None, flags, candidates)
     return Outcome(case.kind, verdict, flags, play if isinstance(play, str) else None,
                    score if isinstance(score, int) else None, float(result.get("confidence", 0.0)),  # type: ignore[arg-type]
                    top_kind, right, silent, result.get("round") == case.round,
                    float(result.get("round_confidence", 0.0)), blank_right, seconds,  # type: ignore[arg-type]
-                   any(c in LOOKALIKES for c in case.written.split(" ")[0]))  # fmt: skip
+                   any(c in LOOKALIKES for c in case.written.split(" ")[0]), proposal)  # fmt: skip
+
+
+def _proposal_right(case: Case, play: str | None, flags: tuple[str, ...], candidates: object) -> bool:
+    """Whether a flagged slip's proposal (what the arbiter confirms with one key, ``review.proposal_for``: the
+    decision's play, else its likeliest outcome that is no bare reading) is what the case deserves: the play, or, for
+    a mistake scored 0, the mistake's flag or the play read as written."""
+    top = candidates[0] if isinstance(candidates, list) and candidates else None
+    if play is None and isinstance(top, dict) and top.get("kind") != "reading":
+        play = str(top.get("play"))
+    if case.kind in ("illegible", "two_plays"):
+        return True  # voided by the arbiter whatever is proposed (D.III.20.4, D.III.20.2)
+    if case.expected_score:
+        return play == case.play
+    if any(f in ("unmarked_blank", "coordinate_order") for f in flags):
+        return True
+    return play is not None and unseparated(play) == unseparated(case.written)
 
 
 UNSEEN_FAMILIES = ("URWGothic", "Z003")

@@ -221,6 +221,7 @@ def summary(outcomes: list[Outcome], extra: dict[str, float]) -> dict[str, Any]:
         "right_without_flag": round(sum(o.right for o in outcomes) / n, 4),
         "right_without_flag_clean": round(sum(o.right for o in clean) / max(1, len(clean)), 4),
         "flagged": round(sum(o.verdict == "flagged" for o in outcomes) / n, 4),
+        "flagged_proposal_right": f"{sum(o.proposal_right for o in outcomes)}/{sum(o.verdict == 'flagged' for o in outcomes)}",
         "silent_errors": sum(o.silent_error for o in outcomes),
         "silent_error_rate": round(sum(o.silent_error for o in outcomes) / n, 4),
         "circled_blank_read_right": f"{sum(bool(o.blank_right) for o in blanks)}/{len(blanks)}",

@@ -29,16 +29,16 @@ reading goes on past its last letter (``says_more``) is never accepted. A play t
 unconstrained reading writes too (``confirmed_plays``) needs ``confirmed_accept``,
 one the round's knowledge chose over what the reading says needs ``accept``: on the
 calibration slips the confident wrong acceptances were nearly all of the second kind
-(a phony's last letter read as the legal play's). A play whose characters the glyph classifier
-(``glyphs``: each character read alone, where the line recogniser places it) reads as written, each with
-``glyph_sure`` or more, needs no more than ``glyph_accept``. A play is never accepted where the writing, clear,
-says otherwise (``Scored.clashes`` at ``letter_sure`` or more: a letter of the play's word where both networks read
-another and neither sees the play's, or a letter read surely that the word lacks): the nearest legal play is no
-reading of a word that does not exist (``4C JEI`` is not ``4C JET``). Such a reading, every character of it read with
-``letter_sure`` by both networks (``Scored.letters``), is scored 0 as written (D.III.25); one less sure goes to the
-arbiter (``models/slips/calibrate_letters.py`` sets it). Thresholds come from
-``models/slips/thresholds.json``, chosen on calibration slips written by hands
-used neither in training nor by the benchmark (``models/slips/calibrate.py``).
+(a phony's last letter read as the legal play's). A play whose characters the glyph classifier (``glyphs``: each
+character read alone, where the line recogniser places it) reads as written, each with ``glyph_sure`` or more, needs
+no more than ``glyph_accept``. A play is never accepted where the writing, clear, says otherwise (``Scored.clashes``
+at ``letter_sure`` or more: a letter of the play's word where both networks read another and neither sees the play's,
+or a letter read surely that the word lacks): the nearest legal play is no reading of a word that does not exist
+(``4C JEI`` is not ``4C JET``). Such a reading, each character read with ``letter_sure`` by both networks
+(``Scored.letters``), is scored 0 as written (D.III.25), one less sure goes to the arbiter; and a reading is scored 0
+only where the writing so rules out the likeliest legal play (``_plays_ruled_out``). ``letter_sure`` is set by
+``models/slips/calibrate_letters.py``, the other thresholds (``models/slips/thresholds.json``) by
+``models/slips/calibrate.py``, on calibration slips written by hands used neither in training nor by the benchmark.
 """
 
 from __future__ import annotations
@@ -319,12 +319,6 @@ def format_reading(text: str) -> str:
     return " ".join(plays)
 
 
-def leading_coordinate(text: str) -> str:
-    """The coordinate a separator-free written form starts with (``H8`` of ``H8CASA``; '' when none)."""
-    match = re.match(_COORD, text)
-    return match.group(0) if match else ""
-
-
 def split_plays(text: str) -> list[str]:
     """The plays in a separator-free reading, each as ``H8 CASA`` or ``H8 CASA →``; [] if none parses whole."""
     found, position = [], 0
@@ -477,15 +471,23 @@ def decide_scored(scored: Scored, board: Board, rack: Sequence[Tile], lexicon: L
         return Decision(reading, best.text, None, "flagged", (best.kind,), confidence, shown)
     surely = best.text == unseparated(raw) and limits.written_surely(scored.letters)
     return _decide_reading(best, reading, shown, board, rack, lexicon, limits, sure, scored.glyphs.get(best.text, 0.0),
-                           surely)  # fmt: skip
+                           surely, _plays_ruled_out(scored, options, limits))  # fmt: skip
+
+
+def _plays_ruled_out(scored: Scored, options: Sequence[Option], limits: Thresholds) -> bool:
+    """Whether the writing surely says something else than the likeliest legal play (``Thresholds.written_otherwise``;
+    True without one, or without the letters read one by one). Else a reading is not scored 0 as written but offered
+    to the arbiter: ``C2 DIVO``, its I and V run together, read ``C2 DNO``."""
+    play = next((o for o in options if o.kind == "play"), None)
+    return (play is None or limits.letter_sure <= 0.0 or not scored.letters
+            or limits.written_otherwise(scored.clashes.get(play.text, 0.0)))  # fmt: skip
 
 
 def _written_otherwise(scored: Scored, reading: str, shown: tuple[Option, ...], board: Board, rack: Sequence[Tile],
                        lexicon: Lexicon, limits: Thresholds) -> Decision:  # fmt: skip
-    """The likeliest play is not what is written (``Thresholds.written_otherwise``): never accepted, for the nearest
-    legal play is no reading of a word that does not exist. The reading is decided as written where each of its
-    characters is written surely (``Thresholds.written_surely``: a word that does not exist scores 0, D.III.25), and
-    goes to the arbiter otherwise."""
+    """The likeliest play is not what is written (``Thresholds.written_otherwise``): never accepted. The reading is
+    decided as written where each of its characters is written surely (``Thresholds.written_surely``: a word that
+    does not exist scores 0, D.III.25), and goes to the arbiter otherwise."""
     confidence = min(scored.letters, default=0.0)
     if not limits.written_surely(scored.letters):
         return Decision(reading, None, None, "flagged", ("illegible",), confidence, shown)
@@ -497,10 +499,7 @@ def says_more(raw: str, play: str) -> bool:
     """The unconstrained reading is the play with letters after it (``H8 CASAS`` for the play
     ``H8 CASA``): the slip shows more than the play, most often a word that does not exist whose
     legal prefix the candidates offered. Not accepted without the arbiter."""
-    def bare(text: str) -> str:
-        return "".join(c for c in text.upper() if c.isalnum())
-
-    written, chosen = bare(raw), bare(play)
+    written, chosen = ("".join(c for c in text.upper() if c.isalnum()) for text in (raw, play))
     return len(written) > len(chosen) and written.startswith(chosen)
 
 
@@ -513,10 +512,11 @@ def lead(options: Sequence[Option]) -> float:
 
 def _decide_reading(best: Option, reading: str, shown: tuple[Option, ...], board: Board, rack: Sequence[Tile],
                     lexicon: Lexicon, limits: Thresholds, sure: bool = True, glyphs: float = 0.0,
-                    surely: bool = False) -> Decision:  # fmt: skip
+                    surely: bool = False, ruled_out: bool = True) -> Decision:  # fmt: skip
     """A reading that is no legal play: several plays, no coordinate, or a play read as written (scored 0 only
     where the glyph classifier reads it so too, ``glyphs``: ``Thresholds.read_as_written``, or where each of its
-    characters is written surely, ``surely``: ``Thresholds.written_surely``)."""
+    characters is written surely, ``surely``: ``Thresholds.written_surely``; and only where the writing rules out
+    the likeliest legal play, ``ruled_out``: ``_plays_ruled_out``; else the arbiter is offered it as written)."""
     confidence = best.probability
     plays = split_plays(best.text)
     if len(plays) > 1:
@@ -544,6 +544,8 @@ def _decide_reading(best: Option, reading: str, shown: tuple[Option, ...], board
         return Decision(reading, result.play, None, "flagged", ("unmarked_blank",), confidence, shown)
     if ends_with_a_play(written, board, rack, lexicon):
         return Decision(reading, result.play, None, "flagged", ("several_plays",), confidence, shown)
+    if not ruled_out:
+        return Decision(reading, result.play, None, "flagged", ("illegible",), confidence, shown, result.reason)
     return Decision(reading, result.play, 0, "invalid", (), confidence, shown, result.reason, notation=written)
 
 

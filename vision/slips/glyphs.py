@@ -29,7 +29,7 @@ from typing import Final, Protocol
 import numpy as np
 
 from . import ctc, tokens
-from .decoder import CandidateSet, Scored, leading_coordinate, unseparated
+from .decoder import CandidateSet, Scored, split_plays, unseparated
 from .recognizer import MODEL_DIR, one_thread_session
 
 GLYPH_MODEL: Final = MODEL_DIR / "glyph_recognizer.onnx"
@@ -147,7 +147,7 @@ def glyph_check(recognizer: GlyphReader, prepared: np.ndarray, log_probs: np.nda
     return float(np.exp(worst))
 
 
-def both_reads(recognizer: GlyphRecognizer | None, prepared: np.ndarray | None, log_probs: np.ndarray,
+def both_reads(recognizer: GlyphReader | None, prepared: np.ndarray | None, log_probs: np.ndarray,
                text: str) -> list[tuple[float, ...]] | None:  # fmt: skip
     """Each character of ``text`` (separator-free tokens, ``H8CASa→``) as read where the line recogniser's best path
     through ``text`` puts it: the line recogniser's probability of it (the highest over its frames), then the glyph
@@ -199,7 +199,7 @@ def clash(reading: str, sure: Sequence[float], form: str, seen: Sequence[float],
     return worst
 
 
-def check_letters(recognizer: GlyphRecognizer | None, prepared: np.ndarray | None, log_probs: np.ndarray,
+def check_letters(recognizer: GlyphReader | None, prepared: np.ndarray | None, log_probs: np.ndarray,
                   scored: Scored, cands: CandidateSet, top: int = TOP) -> tuple[tuple[float, ...], dict[str, float]]:  # fmt: skip
     """How surely each character of a scored line's unconstrained reading is written so (the lesser of the two
     networks' probabilities, ``both_reads``), and, for its ``top`` likeliest plays (by their written forms' scores
@@ -218,9 +218,14 @@ def check_letters(recognizer: GlyphRecognizer | None, prepared: np.ndarray | Non
         forms = cands.forms.get(play, ())
         form = max(forms, key=lambda t: ctc.sequence_log_prob(absorbed, tokens.encode(t)), default=None)
         seen = both_reads(recognizer, prepared, log_probs, form) if form else None
-        word = len(leading_coordinate(form)) if form else 0
-        clashes[play] = clash(reading, sure, form, [max(read) for read in seen], word) if form and seen else 0.0
+        clashes[play] = clash(reading, sure, form, [max(read) for read in seen], _word_at(form)) if form and seen else 0.0
     return sure, clashes
+
+
+def _word_at(form: str) -> int:
+    """Where a separator-free written form's word starts: after its coordinate (``H8CASa→``: 2)."""
+    plays = split_plays(form)
+    return len(plays[0].split(" ")[0]) if plays else 0
 
 
 def of_kind(log_probs: np.ndarray) -> np.ndarray:

@@ -15,8 +15,8 @@ not light: it is filled to the grey of the paper around it (a grey "fill holes",
 the closing from the slip's edge), so a blot stays a blot. A shadow reaches the slip from outside it: it touches
 the slip's edge, and is followed. On a scan the light is even and the slip is returned nearly as it was.
 
-``glare`` finds where glare has washed the paper out to white (the light at the sensor's top while the slip's paper
-is well under it): ink there may be gone, and a play read there is not read surely (``reader``).
+Glare is light too: the paper it washes out to white is evened like the rest, and the ink under it stays as faint
+as the photo left it; the recognisers read it less surely, and a play they cannot read surely goes to the arbiter.
 
 Images are grey uint8 (H, W) of a straightened slip at ``px_per_mm`` (``layout.PX_PER_MM``), dark ink on light
 paper.
@@ -34,10 +34,7 @@ from . import layout
 LIGHT_PX_PER_MM: Final = 4.0  # the light is estimated at this resolution (it changes over millimetres, not pixels)
 STROKE_MM: Final = 2.5  # a closing this wide takes away every pen stroke and printed letter (strokes reach ~1 mm)
 PAPER_QUANTILE: Final = 90.0  # the evened paper's grey: this percentile of the light (a scan keeps its own)
-MAX_FILL_STEPS: Final = 400  # steps of the reconstruction (each a pixel of ``LIGHT_PX_PER_MM``): the slip's half-height
-SATURATED: Final = 250.0  # grey levels: light at the sensor's top ...
-GLARE_BELOW: Final = 0.92  # ... where the slip's paper elsewhere is under this share of it, is glare
-GLARE_MM: Final = 2.0  # a washed-out patch narrower than this is no glare (a sensor's specks)
+MAX_FILL_STEPS: Final = 400  # steps of the reconstruction, a pixel each: more than any path from the slip's edge takes
 
 
 def paper_light(gray: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> np.ndarray:
@@ -75,15 +72,3 @@ def even(gray: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> np.ndarray:
     paper = float(np.percentile(light, PAPER_QUANTILE))
     out = gray.astype(np.float32) * (paper / np.maximum(light, 1.0))
     return np.clip(out, 0, 255).astype(np.uint8)
-
-
-def glare(gray: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> np.ndarray:
-    """Where glare has washed the slip's paper out (bool, ``gray``'s size): its light at the sensor's top
-    (``SATURATED``) where the slip's paper as a whole is well under it (its median light under ``GLARE_BELOW`` of
-    that), in patches ``GLARE_MM`` wide or more. None of a scan whose paper is white all over."""
-    light = paper_light(gray, px_per_mm)
-    if float(np.median(light)) >= GLARE_BELOW * SATURATED:
-        return np.zeros(gray.shape, bool)
-    washed = (light >= SATURATED).astype(np.uint8)
-    side = max(1, int(round(GLARE_MM * px_per_mm)))
-    return cv2.morphologyEx(washed, cv2.MORPH_OPEN, np.ones((side, side), np.uint8)) > 0
