@@ -93,7 +93,7 @@ def test_a_reading_is_not_scored_0_where_the_writing_may_be_the_legal_play(lexic
 
 
 @pytest.mark.parametrize(("reading", "form", "clashing"), [
-    ("H8JEI", "H8JET", 0.9),  # the play's T, where both networks read an I, seen at 0.1 at best
+    ("H8JEI", "H8JET", 0.9),  # the play's T, where both networks read an I (at 0.9), seen at 0.1 at best
     ("H8JET", "H8JET", 0.0),
     ("H9JET", "H8JET", 0.0),  # the coordinate is the round's to settle: the word goes there alone
     ("H8JE", "H8JET", 0.0),  # a letter not read is a faint stroke, not another letter
@@ -136,3 +136,12 @@ def test_the_letters_are_read_by_whichever_glyph_reader_reads_the_player(lexicon
     decision = decide_scored(replace(scored, letters=letters, clashes=clashes), position.board, position.rack, lexicon,
                              LETTERS)  # fmt: skip
     assert (decision.verdict, decision.score) == (verdict, score)
+
+
+def test_a_reading_not_sure_letter_for_letter_is_not_scored_0(lexicon: Lexicon) -> None:
+    """H8 JEI read as a whole surely, but its letters each less surely than ``letter_sure`` (C2 DIVO, its I and V run
+    together into a doubtful N, was read C2 DNO so): the arbiter decides, offered JEI as written, not a silent 0."""
+    limits = replace(LETTERS, reading_prior=0.0, letter_sure=0.98)  # each letter read at 0.97
+    doubtful = decided(lexicon, line("H8 JEI"), limits)
+    assert (doubtful.verdict, doubtful.score, doubtful.play) == ("flagged", None, "H8 JEI")
+    assert decided(lexicon, line("H8 JEI"), replace(limits, letter_sure=0.95)).score == 0
