@@ -475,9 +475,9 @@ def decide_scored(scored: Scored, board: Board, rack: Sequence[Tile], lexicon: L
 
 
 def _plays_ruled_out(scored: Scored, options: Sequence[Option], limits: Thresholds) -> bool:
-    """Whether the writing, each of its characters read surely (``Thresholds.written_surely``), says something else
-    than the likeliest legal play (``Thresholds.written_otherwise``); True without one, or without the letters read one
-    by one. Else a reading is not scored 0 but offered to the arbiter: ``C2 DIVO``, I and V run together, read ``C2 DNO``."""
+    """Whether the writing, each character read surely (``Thresholds.written_surely``), says something else than the
+    likeliest legal play (``Thresholds.written_otherwise``); True without one, or without letters read one by one. Else
+    a reading is not scored 0 but offered to the arbiter (``C2 DIVO``, I and V run together, read ``C2 DNO``)."""
     play = next((o for o in options if o.kind == "play"), None)
     return (play is None or limits.letter_sure <= 0.0 or not scored.letters or (limits.written_surely(scored.letters)
             and limits.written_otherwise(scored.clashes.get(play.text, 0.0))))  # fmt: skip
