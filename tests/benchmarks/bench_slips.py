@@ -35,7 +35,8 @@ rotation and read by the whole pipeline (registration, QR, round box, play):
 Positions and racks are the golden positions (FILE2017); 80 % of slips are written
 correctly, the rest oriented or with a mistake (blank not circled, coordinate
 order, a word that does not exist). Figures: slips scored right without a flag,
-flagged, silent errors (a wrong play or score accepted without a flag),
+flagged (and of them those whose proposal, what the arbiter confirms with one key, is what the slip
+deserves: ``cases.Outcome.proposal_right``), silent errors (a wrong play or score accepted without a flag),
 circled-blank detection, speed (CPU seconds on one core), and the exact line read rate of
 Tesseract and RapidOCR on the same play lines (cut by our registration). Last, the
 phone photos of real pen lines in ``words_es`` (the five written in capitals) read
