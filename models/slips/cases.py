@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -28,17 +28,19 @@ from rules_core.movegen import ScoredPlay, generate_plays
 from rules_core.notation import Play
 from rules_core.slips import Slip, score_slip
 from vision.slips import absolute, layout
+from vision.slips.decoder import unseparated
 from vision.slips.synthetic import drawn, unipen
 from vision.slips.synthetic import handwriting as hw
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 GOLDEN = SHARED / "golden" / "positions_dev.jsonl.gz"
 REAL = SHARED / "data" / "handwriting" / "caps_digits"
+Capture = Callable[[np.ndarray, np.random.Generator], np.ndarray]  # a filled slip -> what the reader is given
 
 
 @dataclass(frozen=True)
 class Case:
-    kind: str  # "clean", "oriented", "unmarked", "swapped", "phony"; "illegible" (``make_illegible_cases``);
+    kind: str  # "clean", "oriented", "unmarked", "swapped", "phony", "misspelt"; "illegible" (``make_illegible_cases``);
     # ``TWO_NOTATIONS`` (``make_two_notation_cases``); "corrected", "corrected_coordinate", "corrected_below"
     # (``make_correction_cases``)
     cgp: str
@@ -92,11 +94,11 @@ def write_play(sp: ScoredPlay, kind: str, rng: np.random.Generator) -> str:
         return f"{coordinate} {word.upper()}"
     if kind == "swapped":
         return f"{_swap(coordinate)} {word}"
-    if kind == "phony":
+    if kind in ("phony", "misspelt"):  # the last letter replaced; or any one (``misspelt``)
         tiles = list(sp.word)
-        last = tiles[-1]
-        other = [letter.tile for letter in LETTERS if letter.tile != (last & 0x7F)]
-        tiles[-1] = int(rng.choice(other)) | (last & 0x80)
+        at = len(tiles) - 1 if kind == "phony" else int(rng.integers(len(tiles)))
+        other = [letter.tile for letter in LETTERS if letter.tile != (tiles[at] & 0x7F)]
+        tiles[at] = int(rng.choice(other)) | (tiles[at] & 0x80)
         return f"{coordinate} {''.join(label(t) for t in tiles)}"
     return sp.notation
 
@@ -120,10 +122,14 @@ def _filled_slip(info: layout.SlipInfo, fields: dict[str, str], play: Play | Non
 
 
 def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon,
-               cgps: Sequence[str] | None = None, per_position: int = 5, board: bool = False) -> Iterator[Case]:  # fmt: skip
+               cgps: Sequence[str] | None = None, per_position: int = 5, board: bool = False,
+               capture: Capture = drawn.scan, misspelt: bool = False) -> Iterator[Case]:  # fmt: skip
     """``count`` cases, ``per_position`` slips per position (a round's slips share one), fixed by ``seed``.
     ``board``: absolute slips (D.III.20.1.c), the play written on the printed board (a coordinate's order
-    and an arrow mean nothing there: such cases are written as clean ones)."""
+    and an arrow mean nothing there: such cases are written as clean ones). ``capture``: how a filled slip
+    reaches the reader (a scan; ``phone.PhoneCapture``: a phone photo of the same slips). ``misspelt``: every
+    slip a play of the round with one letter written wrong, anywhere in its word (kind ``misspelt``): most are
+    no word, or no legal play, and score 0 as written (D.III.25); one that is still a legal play is a clean slip."""
     rng = np.random.default_rng(seed)
     pool = list(cgps or positions())
     order = rng.permutation(len(pool))
@@ -151,11 +157,12 @@ def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lex
                 kind = "unmarked"
             if board and kind in ("oriented", "swapped"):
                 kind = "clean"
+            kind = "misspelt" if misspelt else kind
             written = write_play(sp, kind, rng)
             expected = _expected_score(position, lexicon, written, kind, sp)
             if kind == "swapped" and expected is None:
                 kind, written, expected = "clean", sp.notation, sp.score
-            if kind in ("unmarked", "phony") and expected:
+            if kind in ("unmarked", "phony", "misspelt") and expected:
                 kind, sp = "clean", legal_play_written(plays, written, position)
                 written, expected = sp.notation, sp.score
             info = bench_slip(made)
@@ -164,7 +171,7 @@ def make_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lex
             writer = writers[int(rng.integers(len(writers)))]
             on_board = Play.from_notation(written) if board else None  # a box's notation may be mis-ordered
             filled = _filled_slip(info, fields, on_board, writer, rng, board, unmark=kind == "unmarked")
-            scan = drawn.scan(filled, rng)
+            scan = capture(filled, rng)
             yield Case(kind, cgp, written, sp.notation, int(expected or 0), has_blank and kind != "unmarked", scan,
                        info.player, int(fields["ronda"]))  # fmt: skip
             made += 1
@@ -186,7 +193,7 @@ SPOILS: Final = ("blank", "scribbled", "blotted", "struck", "crossed", "zigzag")
 
 
 def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon,
-                         board: bool = False) -> Iterator[Case]:  # fmt: skip
+                         board: bool = False, capture: Capture = drawn.scan) -> Iterator[Case]:  # fmt: skip
     """``count`` slips whose play no arbiter could score as written (D.III.20.4), each ``SPOILS`` in turn: the
     play field left blank, a play of the position written and then scribbled over
     (``drawn.scribble_over``), written under a blot of ink (``drawn.blot``), written and struck out
@@ -212,7 +219,7 @@ def make_illegible_cases(count: int, writers: Sequence[hw.Writer], seed: int, le
         if spoil in spoiler:
             spoiler[spoil](filled, spoilt_box, rng, ink)
         written = "" if spoil == "blank" else sp.notation
-        yield Case("illegible", cgp, written, sp.notation, 0, False, drawn.scan(filled, rng), info.player,
+        yield Case("illegible", cgp, written, sp.notation, 0, False, capture(filled, rng), info.player,
                    int(fields["ronda"]))  # fmt: skip
 
 
@@ -223,7 +230,8 @@ TWO_NOTATIONS: Final = ("two_same", "two_plays", "two_board_struck", "two_boxes_
 STRIKES: Final = (drawn.strike_through, drawn.cross_out, drawn.scrawl_through)
 
 
-def make_two_notation_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon) -> Iterator[Case]:
+def make_two_notation_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon,
+                            capture: Capture = drawn.scan) -> Iterator[Case]:  # fmt: skip
     """``count`` absolute slips (D.III.20.1.c) with a play written both in the boxes and on the printed board, each
     ``TWO_NOTATIONS`` in turn. D.III.20.2: a player who writes in more than one notation must hand in one play
     visible, the others clearly crossed out (with one line, an X or a zigzag, in turn); different plays visible
@@ -247,10 +255,11 @@ def make_two_notation_cases(count: int, writers: Sequence[hw.Writer], seed: int,
             strike(filled, layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6), rng, float(rng.uniform(10, 90)))
         has_blank = _rack_blanks(kept, position) > 0
         yield Case(kind, cgp, kept.notation, kept.notation, 0 if kind == "two_plays" else kept.score, has_blank,
-                   drawn.scan(filled, rng), info.player, int(fields["ronda"]))  # fmt: skip
+                   capture(filled, rng), info.player, int(fields["ronda"]))  # fmt: skip
 
 
-def make_correction_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon) -> Iterator[Case]:
+def make_correction_cases(count: int, writers: Sequence[hw.Writer], seed: int, lexicon: Lexicon,
+                          capture: Capture = drawn.scan) -> Iterator[Case]:  # fmt: skip
     """``count`` box slips corrected: the player gave up a word or a coordinate, crossed it out and wrote the one
     that stands. In turn, four slips in four: the word struck out with one line (``drawn.strike_through``) and
     the play written after it in the same box (kind ``corrected``, twice), the coordinate written in the wrong
@@ -280,7 +289,7 @@ def make_correction_cases(count: int, writers: Sequence[hw.Writer], seed: int, l
         else:
             drawn.correct_beside(filled, pixels, given_up, stands, writer, rng)
         has_blank = _rack_blanks(kept, position) > 0
-        yield Case(kind, cgp, kept.notation, kept.notation, kept.score, has_blank, drawn.scan(filled, rng),
+        yield Case(kind, cgp, kept.notation, kept.notation, kept.score, has_blank, capture(filled, rng),
                    info.player, int(fields["ronda"]))  # fmt: skip
 
 
@@ -300,7 +309,7 @@ def _expected_score(position: Position, lexicon: Lexicon, written: str, kind: st
     """The rules' score of what was written (None for a swap that is itself a legal play: not a mistake)."""
     if kind in ("clean", "oriented"):
         return sp.score
-    if kind in ("unmarked", "phony"):  # the text written may still be a legal play (an O of the rack)
+    if kind in ("unmarked", "phony", "misspelt"):  # the text written may still be a legal play (an O of the rack)
         result = score_slip(position.board, position.rack, lexicon, Slip(written))
         return result.score if result.valid else 0
     if kind == "swapped":
@@ -331,6 +340,7 @@ class Outcome:
     blank_right: bool | None  # a circled blank read as that blank (None: no circled blank)
     seconds: float
     lookalike: bool = False  # the coordinate has a character a digit or letter looks like (1 I 5 S 0 O 4 A 6 G 8 B 2 Z)
+    proposal_right: bool = False  # flagged, and what the arbiter is offered to confirm is what the case deserves
 
 
 def judge(case: Case, result: dict[str, object], seconds: float) -> Outcome:
@@ -352,11 +362,28 @@ def judge(case: Case, result: dict[str, object], seconds: float) -> Outcome:
     candidates = result.get("candidates") or []
     top_kind = str(candidates[0]["kind"]) if candidates else "none"  # type: ignore[index]
     blank_right = (verdict == "accepted" and play == case.play) if case.blank else None
+    proposal = verdict == "flagged" and _proposal_right(case, play if isinstance(play, str) else None, flags, candidates)
     return Outcome(case.kind, verdict, flags, play if isinstance(play, str) else None,
                    score if isinstance(score, int) else None, float(result.get("confidence", 0.0)),  # type: ignore[arg-type]
                    top_kind, right, silent, result.get("round") == case.round,
                    float(result.get("round_confidence", 0.0)), blank_right, seconds,  # type: ignore[arg-type]
-                   any(c in LOOKALIKES for c in case.written.split(" ")[0]))  # fmt: skip
+                   any(c in LOOKALIKES for c in case.written.split(" ")[0]), proposal)  # fmt: skip
+
+
+def _proposal_right(case: Case, play: str | None, flags: tuple[str, ...], candidates: object) -> bool:
+    """Whether a flagged slip's proposal (what the arbiter confirms with one key, ``review.proposal_for``: the
+    decision's play, else its likeliest outcome that is no bare reading) is what the case deserves: the play, or, for
+    a mistake scored 0, the mistake's flag or the play read as written."""
+    top = candidates[0] if isinstance(candidates, list) and candidates else None
+    if play is None and isinstance(top, dict) and top.get("kind") != "reading":
+        play = str(top.get("play"))
+    if case.kind in ("illegible", "two_plays"):
+        return True  # voided by the arbiter whatever is proposed (D.III.20.4, D.III.20.2)
+    if case.expected_score:
+        return play == case.play
+    if any(f in ("unmarked_blank", "coordinate_order") for f in flags):
+        return True
+    return play is not None and unseparated(play) == unseparated(case.written)
 
 
 UNSEEN_FAMILIES = ("URWGothic", "Z003")

@@ -25,12 +25,18 @@ rotation and read by the whole pipeline (registration, QR, round box, play):
 * ``corrected-real-test``, ``corrected-unipen-test``: box slips whose first word, or every fourth slip its
   coordinate written in the wrong order, is struck out and the one that stands written after it in the same box,
   or, every fourth slip, whose word is crossed out in the box's upper half and the play written under it
-  (``cases.make_correction_cases``): the visible play is scored.
+  (``cases.make_correction_cases``): the visible play is scored;
+* ``misspelt-real-test``, ``misspelt-unipen-test``: box slips each a play of the round with one letter of its word
+  written wrong (``cases.make_cases(misspelt=True)``): a word that does not exist scores 0 as written (D.III.25),
+  and is never accepted as the legal play one letter away (a silent error); ``absolute-misspelt-*`` on the board;
+* ``photo-<set>`` (any set above): the very slips of ``<set>``, photographed with a phone instead of scanned
+  (``models.slips.phone``: a phone's resolution, perspective, uneven light, soft shadow bands, glare, JPEG).
 
 Positions and racks are the golden positions (FILE2017); 80 % of slips are written
 correctly, the rest oriented or with a mistake (blank not circled, coordinate
 order, a word that does not exist). Figures: slips scored right without a flag,
-flagged, silent errors (a wrong play or score accepted without a flag),
+flagged (and of them those whose proposal, what the arbiter confirms with one key, is what the slip
+deserves: ``cases.Outcome.proposal_right``), silent errors (a wrong play or score accepted without a flag),
 circled-blank detection, speed (CPU seconds on one core), and the exact line read rate of
 Tesseract and RapidOCR on the same play lines (cut by our registration). Last, the
 phone photos of real pen lines in ``words_es`` (the five written in capitals) read
@@ -58,6 +64,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from models.slips.cases import (  # noqa: E402
+    Capture,
     Case,
     Outcome,
     judge,
@@ -67,6 +74,7 @@ from models.slips.cases import (  # noqa: E402
     make_two_notation_cases,
     writers_for,
 )
+from models.slips.phone import PhoneCapture  # noqa: E402
 from rules_core.cgp import Position  # noqa: E402
 from rules_core.lexicon import Lexicon  # noqa: E402
 from vision.slips import layout  # noqa: E402
@@ -75,6 +83,7 @@ from vision.slips.glyphs import default_glyph_recognizer  # noqa: E402
 from vision.slips.reader import SlipReader, committed_grid_reading, join_line  # noqa: E402
 from vision.slips.recognizer import Recognizer  # noqa: E402
 from vision.slips.register import find_slips  # noqa: E402
+from vision.slips.synthetic import drawn  # noqa: E402
 
 LEXICON = Path(__file__).resolve().parents[3] / "shared" / "lexicon" / "FILE2017.txt"
 SEEDS = {"synthetic": 7001, "real-test": 7002, "synthetic-calibration": 8001, "real-calibration": 8002,
@@ -82,11 +91,17 @@ SEEDS = {"synthetic": 7001, "real-test": 7002, "synthetic-calibration": 8001, "r
          "absolute-real-test": 7005, "absolute-unipen-test": 7006, "illegible-real-test": 7008,
          "illegible-unipen-test": 7009, "illegible-absolute-real-test": 7010, "illegible-absolute-unipen-test": 7011,
          "two-notations-real-test": 7012, "two-notations-unipen-test": 7013, "corrected-real-test": 7014,
-         "corrected-unipen-test": 7015}
+         "corrected-unipen-test": 7015, "misspelt-real-test": 7016, "misspelt-unipen-test": 7017,
+         "absolute-misspelt-real-test": 7018, "absolute-misspelt-unipen-test": 7019, "misspelt-real-calibration": 8016,
+         "misspelt-unipen-calibration": 8017, "absolute-misspelt-real-calibration": 8018}
 # absolute-*: slips in absolute-board notation (D.III.20.1.c), the play on the printed board, by those hands
 DEFAULT_SETS = ("synthetic,real-test,unipen-test,unipen-unseen,absolute-real-test,absolute-unipen-test,"
                 "illegible-real-test,illegible-unipen-test,illegible-absolute-real-test,illegible-absolute-unipen-test,"
-                "two-notations-real-test,two-notations-unipen-test,corrected-real-test,corrected-unipen-test")
+                "two-notations-real-test,two-notations-unipen-test,corrected-real-test,corrected-unipen-test,"
+                "misspelt-real-test,misspelt-unipen-test,absolute-misspelt-real-test,"
+                "photo-real-test,photo-unipen-test,photo-absolute-real-test,photo-absolute-unipen-test,"
+                "photo-illegible-real-test,photo-illegible-absolute-real-test")
+PHOTO_SEED = 100_000  # added to a set's seed: the draws of its phone photos (``PhoneCapture``)
 ROUNDS = list(range(1, 25))
 
 
@@ -208,6 +223,7 @@ def summary(outcomes: list[Outcome], extra: dict[str, float]) -> dict[str, Any]:
         "right_without_flag": round(sum(o.right for o in outcomes) / n, 4),
         "right_without_flag_clean": round(sum(o.right for o in clean) / max(1, len(clean)), 4),
         "flagged": round(sum(o.verdict == "flagged" for o in outcomes) / n, 4),
+        "flagged_proposal_right": f"{sum(o.proposal_right for o in outcomes)}/{sum(o.verdict == 'flagged' for o in outcomes)}",
         "silent_errors": sum(o.silent_error for o in outcomes),
         "silent_error_rate": round(sum(o.silent_error for o in outcomes) / n, 4),
         "circled_blank_read_right": f"{sum(bool(o.blank_right) for o in blanks)}/{len(blanks)}",
@@ -229,17 +245,28 @@ def summary(outcomes: list[Outcome], extra: dict[str, float]) -> dict[str, Any]:
     }
 
 
+def seed_of(name: str) -> int:
+    """The seed of the set ``name``: a ``photo-`` set's slips are those of the set it photographs."""
+    return SEEDS[name.removeprefix("photo-")]
+
+
 def cases_of(name: str, count: int, seed: int, lexicon: Lexicon) -> list[Case]:
-    """The slips of the set ``name`` (the module's docstring), fixed by ``seed``."""
+    """The slips of the set ``name`` (the module's docstring), fixed by ``seed``; a ``photo-`` set's photographed
+    with draws of their own (``PHOTO_SEED``)."""
+    capture: Capture = drawn.scan
+    if name.startswith("photo-"):
+        name, capture = name.removeprefix("photo-"), PhoneCapture(seed + PHOTO_SEED)
     if name.startswith("two-notations-"):
-        return list(make_two_notation_cases(count, writers_for(name.removeprefix("two-notations-")), seed, lexicon))
+        hands = writers_for(name.removeprefix("two-notations-"))
+        return list(make_two_notation_cases(count, hands, seed, lexicon, capture=capture))
     if name.startswith("corrected-"):
-        return list(make_correction_cases(count, writers_for(name.removeprefix("corrected-")), seed, lexicon))
+        return list(make_correction_cases(count, writers_for(name.removeprefix("corrected-")), seed, lexicon, capture))
     spoilt = name.startswith("illegible-")
     board = name.removeprefix("illegible-").startswith("absolute-")
-    hands = writers_for(name.removeprefix("illegible-").removeprefix("absolute-"))
-    return list(make_illegible_cases(count, hands, seed, lexicon, board=board) if spoilt
-                else make_cases(count, hands, seed, lexicon, board=board))  # fmt: skip
+    misspelt = name.removeprefix("absolute-").startswith("misspelt-")
+    hands = writers_for(name.removeprefix("illegible-").removeprefix("absolute-").removeprefix("misspelt-"))
+    return list(make_illegible_cases(count, hands, seed, lexicon, board=board, capture=capture) if spoilt
+                else make_cases(count, hands, seed, lexicon, board=board, capture=capture, misspelt=misspelt))  # fmt: skip
 
 
 def main() -> None:
@@ -261,7 +288,7 @@ def main() -> None:
     reader = SlipReader(lexicon, trial, thresholds, committed_grid_reading(), default_glyph_recognizer())
     report: dict[str, Any] = {}
     for name in args.sets.split(","):
-        cases = cases_of(name, args.count, SEEDS[name] + args.seed_offset, lexicon)
+        cases = cases_of(name, args.count, seed_of(name) + args.seed_offset, lexicon)
         outcomes, extra = run_reader(reader, cases)
         figures = summary(outcomes, extra)
         if not args.no_ocr and name.split("-")[0] in ("synthetic", "real", "unipen"):  # the boxes of correct slips: generic OCR

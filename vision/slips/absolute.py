@@ -38,6 +38,7 @@ from rules_core.notation import Play
 
 from . import ctc, layout, tokens
 from .decoder import Candidate, CandidateSet, Decision, Scored, Thresholds, decide_scored, score_line
+from .glyphs import check_letters
 from .strikes import marked_out
 
 ABS_W: Final = 190.0  # the absolute slip's width, mm (its height is layout.SLIP_H)
@@ -48,6 +49,8 @@ GRID_SIDE: Final = 15 * CELL
 MARKERS: Final = {4: (178.0, 3.0), 5: (178.0, 58.0)}  # top-left corners of the board side's markers
 TINT: Final = {Premium.DOUBLE_LETTER: 240, Premium.TRIPLE_LETTER: 232, Premium.DOUBLE_WORD: 236,
                Premium.TRIPLE_WORD: 228}  # fmt: skip
+PLAIN: Final = tuple((row, col) for row in range(15) for col in range(15) if PREMIUMS[row][col] not in TINT)
+NEAR: Final = 1  # squares each way around a square whose paper gives it its grey (``local_paper``)
 INK_CONTRAST: Final = 55  # grey levels under the paper that count as a pen's ink (tints are lighter)
 LINE_END_INK: Final = 0.03  # share of a square's inside inked that carries a line of written squares on
 FAINT_CONTRAST: Final = 32  # the least contrast taken as ink, for a faint pencil (the darkest tint is 27 under)
@@ -118,7 +121,8 @@ def board_box(px_per_mm: float = layout.PX_PER_MM) -> tuple[int, int, int, int]:
 def rectify_board(gray: np.ndarray, slip_from_image: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> np.ndarray | None:
     """The absolute slip's whole frame (``ABS_W`` x ``SLIP_H`` mm) straightened by the slip's homography,
     or None when the scan shows no board side (an ordinary slip: only the strip where markers 4 and 5
-    would be is straightened and looked at, which costs little)."""
+    would be is straightened and looked at, which costs little). From a phone's photo, after
+    ``register.sampled_for``."""
     scale = np.diag([px_per_mm, px_per_mm, 1.0])
     strip_x = MARKERS[4][0] - 3.0
     shift = np.array([[1.0, 0.0, -strip_x * px_per_mm], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
@@ -141,10 +145,12 @@ def _board_markers(strip: np.ndarray) -> bool:
 
 
 def paper_level(frame: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> float:
-    """The paper's grey level on the board (90th percentile of the grid's pixels)."""
-    x0, y0, _, _ = cell_box(0, 0, px_per_mm)
-    region = frame[y0 : int(round((GRID_Y0 + GRID_SIDE) * px_per_mm)), x0 : int(round((GRID_X0 + GRID_SIDE) * px_per_mm))]
-    return float(np.percentile(region, 90))
+    """The paper's grey level on the board: the median grey of its untinted squares' insides (a letter covers less
+    than half of a square, and a blank square is paper). Not a high percentile of the grid: a phone's noise lifts it
+    over the paper by up to 20 grey levels, and the darkest tint then passes for ink (``written_cells``)."""
+    insides = [frame[slice(*box[1::2]), slice(*box[0::2])].ravel()
+               for box in (cell_box(row, col, px_per_mm, inset=0.6) for row, col in PLAIN)]  # fmt: skip
+    return float(np.median(np.concatenate(insides)))
 
 
 def written_cells(frame: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> list[SquareT]:
@@ -154,16 +160,16 @@ def written_cells(frame: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> lis
     carries on the line of such squares at either end, or lies between two of them, needs only
     ``LINE_END_INK`` of ink, whatever its strokes' height: a faint letter written in broken strokes (a thin T)
     still starts the word, and a small C still joins the letters on either side of it."""
-    paper = paper_level(frame, px_per_mm)
     insides = {(row, col): frame[slice(*cell_box(row, col, px_per_mm, inset=0.6)[1::2]),
                                  slice(*cell_box(row, col, px_per_mm, inset=0.6)[0::2])]
                for row in range(15) for col in range(15)}  # fmt: skip
+    papers = local_paper(insides)
     darkest = float(np.percentile(np.concatenate([v.ravel() for v in insides.values()]), 0.1))
-    threshold = max(FAINT_CONTRAST, min(INK_CONTRAST, 0.45 * (paper - darkest)))
+    threshold = max(FAINT_CONTRAST, min(INK_CONTRAST, 0.45 * (float(np.median(papers)) - darkest)))
     inked: dict[SquareT, float] = {}
     written: set[SquareT] = set()
     for square, inside in insides.items():
-        ink = (paper - inside.astype(np.float32)) > threshold
+        ink = (papers[square] - inside.astype(np.float32)) > threshold
         if ink.mean() < 0.012:
             continue
         inked[square] = float(ink.mean())
@@ -172,6 +178,17 @@ def written_cells(frame: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> lis
         if any(stats[i, cv2.CC_STAT_HEIGHT] >= 0.4 * ink.shape[0] for i in big) or ink.mean() >= 0.08:
             written.add(square)
     return sorted(written | _line_ends(written, inked) | _line_gaps(written, inked))
+
+
+def local_paper(insides: dict[SquareT, np.ndarray]) -> np.ndarray:
+    """(15, 15) the paper's grey at each square: the median of the untinted squares' median greys around it (``NEAR``
+    squares each way). What light a phone's photo leaves uneven after ``light.even`` (the edge of a shadow across the
+    board) is not taken for ink there, nor a tint in it."""
+    plain = np.full((15, 15), np.nan)
+    for square in PLAIN:
+        plain[square] = np.median(insides[square])
+    return np.array([[np.nanmedian(plain[max(0, r - NEAR) : r + NEAR + 1, max(0, c - NEAR) : c + NEAR + 1])
+                      for c in range(15)] for r in range(15)])  # fmt: skip
 
 
 def squares_box(squares: Collection[SquareT], px_per_mm: float = layout.PX_PER_MM) -> tuple[int, int, int, int]:
@@ -369,14 +386,18 @@ class PlacementCache:
 def score_grid_line(log_probs: np.ndarray, views: Sequence[np.ndarray], cands: CandidateSet, coordinate: str) -> Scored:
     """The written squares read as one line (``cells_line``; ``log_probs`` the recogniser's output on it,
     ``views`` on its other views) and scored against the plays over them (``decoder.score_line``); a
-    reading that is no play is given the squares' coordinate, so that it can be scored 0 as written.
+    reading that is no play is given the squares' coordinate, so that it can be scored 0 as written. How surely
+    each letter is read (``Scored.letters``: the line recogniser's probability; the coordinate is the squares') and
+    how surely the writing says otherwise than the likeliest plays (``Scored.clashes``, ``glyphs.check_letters``).
 
     Read as a line, not square by square: on calibration writers 84 % of correct slips were right
     without a flag, and 47 % square by square (``models/slips/HISTORY.md``)."""
     scored = score_line(log_probs, cands, views=views)
     entries = tuple((kind, coordinate + text if kind == "reading" else text, score, value)
                     for kind, text, score, value in scored.entries)  # fmt: skip
-    return Scored(f"{coordinate} {scored.raw}", entries)
+    sure, clashes = check_letters(None, None, log_probs, scored, cands)
+    letters = (1.0,) * len(coordinate) + sure if sure else ()
+    return Scored(f"{coordinate} {scored.raw}", entries, letters=letters, clashes=clashes)
 
 
 def reading_order(written: Sequence[SquareT]) -> list[SquareT] | None:

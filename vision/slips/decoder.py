@@ -29,11 +29,16 @@ reading goes on past its last letter (``says_more``) is never accepted. A play t
 unconstrained reading writes too (``confirmed_plays``) needs ``confirmed_accept``,
 one the round's knowledge chose over what the reading says needs ``accept``: on the
 calibration slips the confident wrong acceptances were nearly all of the second kind
-(a phony's last letter read as the legal play's). A play whose characters the glyph classifier
-(``glyphs``: each character read alone, where the line recogniser places it) reads as written, each with
-``glyph_sure`` or more, needs no more than ``glyph_accept``. Thresholds come from
-``models/slips/thresholds.json``, chosen on calibration slips written by hands
-used neither in training nor by the benchmark (``models/slips/calibrate.py``).
+(a phony's last letter read as the legal play's). A play whose characters the glyph classifier (``glyphs``: each
+character read alone, where the line recogniser places it) reads as written, each with ``glyph_sure`` or more, needs
+no more than ``glyph_accept``. A play is never accepted where the writing, clear, says otherwise (``Scored.clashes``
+at ``letter_sure`` or more: a letter of the play's word where both networks read another and neither sees the play's,
+or a letter read surely that the word lacks): the nearest legal play is no reading of a word that does not exist
+(``4C JEI`` is not ``4C JET``). Such a reading, each character read with ``letter_sure`` by both networks
+(``Scored.letters``), is scored 0 as written (D.III.25), one less sure goes to the arbiter; and a reading is scored 0
+only where the writing so rules out the likeliest legal play (``_plays_ruled_out``). ``letter_sure`` is set by
+``models/slips/calibrate_letters.py``, the other thresholds (``models/slips/thresholds.json``) by
+``models/slips/calibrate.py``, on calibration slips written by hands used neither in training nor by the benchmark.
 """
 
 from __future__ import annotations
@@ -94,6 +99,7 @@ class Thresholds:
     glyph_accept: float = 0.0  # to accept a play whose characters the glyph classifier reads as written (0: never)
     glyph_sure: float = 1.0  # ... each at least this probability (``Scored.glyphs``, ``glyphs.glyph_check``)
     square_temperature: float = 0.0  # the board's square classifier's temperature (``squares``; 0: ``temperature``)
+    letter_sure: float = 0.0  # a letter this sure is written so, and a play's letter this surely absent is not (0: off)
 
     def accept_for(self, confirmed: bool, glyphs: float = 0.0) -> float:
         """The confidence a play needs: ``confirmed_accept`` when the unconstrained reading writes it too, and
@@ -103,6 +109,16 @@ class Thresholds:
         if self.glyph_accept > 0.0 and glyphs >= self.glyph_sure:
             return min(needed, self.glyph_accept)
         return needed
+
+    def written_otherwise(self, clash: float) -> bool:
+        """Whether the writing clearly says something else than a play: ``Scored.clashes`` at ``letter_sure`` or
+        more."""
+        return self.letter_sure > 0.0 and clash >= self.letter_sure
+
+    def written_surely(self, letters: Sequence[float]) -> bool:
+        """Whether a reading is written so letter for letter: each of its characters read with ``letter_sure`` or
+        more (``Scored.letters``)."""
+        return self.letter_sure > 0.0 and bool(letters) and min(letters) >= self.letter_sure
 
     def read_as_written(self, glyphs: float) -> bool:
         """Whether a reading may be scored 0 as written: with the glyph path on (``glyph_accept``), only where
@@ -329,6 +345,8 @@ class Scored:
     entries: tuple[tuple[str, str, int | None, float], ...]
     confirmed: frozenset[str] = frozenset()  # the plays the raw reading writes too (``confirmed_plays``)
     glyphs: Mapping[str, float] = field(default_factory=dict)  # play -> its characters read one by one (``glyphs``)
+    letters: tuple[float, ...] = ()  # how surely each character of ``raw`` (separators aside) is written so
+    clashes: Mapping[str, float] = field(default_factory=dict)  # play -> how surely the writing says otherwise
 
 
 def score_line(log_probs: np.ndarray, cands: CandidateSet, beam: int = 8,
@@ -442,6 +460,8 @@ def decide_scored(scored: Scored, board: Board, rack: Sequence[Tile], lexicon: L
     best = options[0]
     confidence = best.probability
     sure = lead(options) >= limits.margin
+    if best.kind == "play" and limits.written_otherwise(scored.clashes.get(best.text, 0.0)):
+        return _written_otherwise(scored, reading, shown, board, rack, lexicon, limits)
     if best.kind == "play":
         needed = limits.accept_for(best.text in scored.confirmed, scored.glyphs.get(best.text, 0.0))
         if confidence >= needed and sure and not says_more(raw, best.text):
@@ -449,17 +469,37 @@ def decide_scored(scored: Scored, board: Board, rack: Sequence[Tile], lexicon: L
         return Decision(reading, best.text, None, "flagged", ("illegible",), confidence, shown)
     if best.kind in ("unmarked_blank", "coordinate_order"):
         return Decision(reading, best.text, None, "flagged", (best.kind,), confidence, shown)
-    return _decide_reading(best, reading, shown, board, rack, lexicon, limits, sure, scored.glyphs.get(best.text, 0.0))
+    surely = best.text == unseparated(raw) and limits.written_surely(scored.letters)
+    return _decide_reading(best, reading, shown, board, rack, lexicon, limits, sure, scored.glyphs.get(best.text, 0.0),
+                           surely, _plays_ruled_out(scored, options, limits))  # fmt: skip
+
+
+def _plays_ruled_out(scored: Scored, options: Sequence[Option], limits: Thresholds) -> bool:
+    """Whether the writing, each character read surely (``Thresholds.written_surely``), says something else than the
+    likeliest legal play (``Thresholds.written_otherwise``); True without one, or without letters read one by one. Else
+    a reading is not scored 0 but offered to the arbiter (``C2 DIVO``, I and V run together, read ``C2 DNO``)."""
+    play = next((o for o in options if o.kind == "play"), None)
+    return (play is None or limits.letter_sure <= 0.0 or not scored.letters or (limits.written_surely(scored.letters)
+            and limits.written_otherwise(scored.clashes.get(play.text, 0.0))))  # fmt: skip
+
+
+def _written_otherwise(scored: Scored, reading: str, shown: tuple[Option, ...], board: Board, rack: Sequence[Tile],
+                       lexicon: Lexicon, limits: Thresholds) -> Decision:  # fmt: skip
+    """The likeliest play is not what is written (``Thresholds.written_otherwise``): never accepted. The reading is
+    decided as written where each of its characters is written surely (``Thresholds.written_surely``: a word that
+    does not exist scores 0, D.III.25), and goes to the arbiter otherwise."""
+    confidence = min(scored.letters, default=0.0)
+    if not limits.written_surely(scored.letters):
+        return Decision(reading, None, None, "flagged", ("illegible",), confidence, shown)
+    written = Option("reading", unseparated(scored.raw), None, confidence)
+    return _decide_reading(written, reading, shown, board, rack, lexicon, limits, surely=True)
 
 
 def says_more(raw: str, play: str) -> bool:
     """The unconstrained reading is the play with letters after it (``H8 CASAS`` for the play
     ``H8 CASA``): the slip shows more than the play, most often a word that does not exist whose
     legal prefix the candidates offered. Not accepted without the arbiter."""
-    def bare(text: str) -> str:
-        return "".join(c for c in text.upper() if c.isalnum())
-
-    written, chosen = bare(raw), bare(play)
+    written, chosen = ("".join(c for c in text.upper() if c.isalnum()) for text in (raw, play))
     return len(written) > len(chosen) and written.startswith(chosen)
 
 
@@ -471,9 +511,12 @@ def lead(options: Sequence[Option]) -> float:
 
 
 def _decide_reading(best: Option, reading: str, shown: tuple[Option, ...], board: Board, rack: Sequence[Tile],
-                    lexicon: Lexicon, limits: Thresholds, sure: bool = True, glyphs: float = 0.0) -> Decision:  # fmt: skip
+                    lexicon: Lexicon, limits: Thresholds, sure: bool = True, glyphs: float = 0.0,
+                    surely: bool = False, ruled_out: bool = True) -> Decision:  # fmt: skip
     """A reading that is no legal play: several plays, no coordinate, or a play read as written (scored 0 only
-    where the glyph classifier reads it so too, ``glyphs``: ``Thresholds.read_as_written``)."""
+    where the glyph classifier reads it so too, ``glyphs``: ``Thresholds.read_as_written``, or where each of its
+    characters is written surely, ``surely``: ``Thresholds.written_surely``; and only where the writing rules out
+    the likeliest legal play, ``ruled_out``: ``_plays_ruled_out``; else the arbiter is offered it as written)."""
     confidence = best.probability
     plays = split_plays(best.text)
     if len(plays) > 1:
@@ -491,7 +534,8 @@ def _decide_reading(best: Option, reading: str, shown: tuple[Option, ...], board
     if sum(1 for t in placed if is_blank(t)) > sum(1 for t in rack if t == BLANK):
         return Decision(reading, None, None, "flagged", ("circled_without_blank",), confidence, shown)
     too_many = len(placed) > RACK_SIZE  # C.6: no player laid it; most likely the coordinate is misread
-    if too_many or confidence < limits.invalid or not sure or not limits.read_as_written(glyphs):
+    read_surely = surely or (confidence >= limits.invalid and sure and limits.read_as_written(glyphs))
+    if too_many or not read_surely:
         return Decision(reading, None, None, "flagged", ("illegible",), confidence, shown)
     result = score_slip(board, rack, lexicon, Slip(written))
     if result.valid:
@@ -500,6 +544,8 @@ def _decide_reading(best: Option, reading: str, shown: tuple[Option, ...], board
         return Decision(reading, result.play, None, "flagged", ("unmarked_blank",), confidence, shown)
     if ends_with_a_play(written, board, rack, lexicon):
         return Decision(reading, result.play, None, "flagged", ("several_plays",), confidence, shown)
+    if not ruled_out:
+        return Decision(reading, result.play, None, "flagged", ("illegible",), confidence, shown, result.reason)
     return Decision(reading, result.play, 0, "invalid", (), confidence, shown, result.reason, notation=written)
 
 

@@ -12,6 +12,11 @@ lowest probability the classifier gives any of its characters as written, among 
 (``of_kind``: a letter among the letters, a digit among the digits): a second opinion on the line that does
 not share the line recogniser's weights. The classifier is trained on windows placed the same
 way (``models/slips/train_glyphs.py``), so it sees the placement's errors as it will when reading.
+
+``check_letters`` reads the line's unconstrained reading character by character (``both_reads``: how surely each
+is written so, by both networks) and says, for its likeliest plays, how surely the writing says something else
+than each (``clash``): a play accepted must be what is written, letter for letter, where the writing is clear
+(``decoder.decide_scored``).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from typing import Final, Protocol
 import numpy as np
 
 from . import ctc, tokens
-from .decoder import CandidateSet, Scored
+from .decoder import CandidateSet, Scored, split_plays, unseparated
 from .recognizer import MODEL_DIR, one_thread_session
 
 GLYPH_MODEL: Final = MODEL_DIR / "glyph_recognizer.onnx"
@@ -140,6 +145,87 @@ def glyph_check(recognizer: GlyphReader, prepared: np.ndarray, log_probs: np.nda
     kind = of_kind(out[:, :glyphs])
     worst = min(kind[k, g] + out[k, glyphs + c] for k, (_, g, c) in enumerate(reads))
     return float(np.exp(worst))
+
+
+def both_reads(recognizer: GlyphReader | None, prepared: np.ndarray | None, log_probs: np.ndarray,
+               text: str) -> list[tuple[float, ...]] | None:  # fmt: skip
+    """Each character of ``text`` (separator-free tokens, ``H8CASa→``) as read where the line recogniser's best path
+    through ``text`` puts it: the line recogniser's probability of it (the highest over its frames), then the glyph
+    classifier's (among its kind, circle included, ``of_kind``) where it reads it (not an arrow; without a
+    ``recognizer``, the line recogniser's alone). None when the path cannot be found."""
+    absorbed = ctc.absorb(log_probs, SEPARATORS)
+    labels = tokens.encode(text)
+    spans = align(absorbed, labels)
+    if spans is None:
+        return None
+    out: list[tuple[float, ...]] = [(float(np.exp(absorbed[first : last + 1, label].max())),)
+                                    for (first, last), label in zip(spans, labels)]  # fmt: skip
+    reads = glyph_labels(text)
+    if recognizer is not None and prepared is not None and reads:
+        centres = centres_of(spans)
+        seen = recognizer.log_probs(windows(prepared, [centres[i] for i, _, _ in reads]))
+        kind = of_kind(seen[:, : len(GLYPHS)])
+        for k, (i, g, c) in enumerate(reads):
+            out[i] += (float(np.exp(kind[k, g] + seen[k, len(GLYPHS) + c])),)
+    return out
+
+
+def clash(reading: str, sure: Sequence[float], form: str, seen: Sequence[float], word: int = 0) -> float:
+    """How surely the writing says something else than the word of the written form ``form`` (its characters from
+    ``word`` on: after its coordinate), the two aligned by the fewest edits: a character of the word in the place of
+    another of the reading that neither network sees there (1 less ``seen``, the likelier of the two networks'
+    probabilities of it, ``both_reads``), or a character of the reading after the coordinate that the form lacks and
+    both read surely (``sure``, the lesser of theirs). A character of the form the reading lacks is a stroke too faint
+    to read, and no clash; nor is the coordinate, which the word's place in the round settles (``A9 PERDER`` read
+    where only ``A4 PERDER`` is legal: a 4 written like a 9, ``decoder.confirmed_plays``). 0.0 when the form's word is
+    the reading's."""
+    rows, cols = len(reading) + 1, len(form) + 1
+    cost = np.zeros((rows, cols), np.int32)
+    cost[:, 0], cost[0, :] = np.arange(rows), np.arange(cols)
+    for i in range(1, rows):
+        for j in range(1, cols):
+            cost[i, j] = min(cost[i - 1, j] + 1, cost[i, j - 1] + 1,
+                             cost[i - 1, j - 1] + (reading[i - 1] != form[j - 1]))  # fmt: skip
+    worst, i, j = 0.0, len(reading), len(form)
+    while i > 0 or j > 0:
+        if i > 0 and j > 0 and cost[i, j] == cost[i - 1, j - 1] + (reading[i - 1] != form[j - 1]):
+            if reading[i - 1] != form[j - 1] and j > word:
+                worst = max(worst, 1.0 - seen[j - 1])
+            i, j = i - 1, j - 1
+        elif i > 0 and cost[i, j] == cost[i - 1, j] + 1:  # the reading's character, not in the form
+            worst, i = max(worst, sure[i - 1] if j >= word else 0.0), i - 1
+        else:  # the form's character, not read
+            j -= 1
+    return worst
+
+
+def check_letters(recognizer: GlyphReader | None, prepared: np.ndarray | None, log_probs: np.ndarray,
+                  scored: Scored, cands: CandidateSet, top: int = TOP) -> tuple[tuple[float, ...], dict[str, float]]:  # fmt: skip
+    """How surely each character of a scored line's unconstrained reading is written so (the lesser of the two
+    networks' probabilities, ``both_reads``), and, for its ``top`` likeliest plays (by their written forms' scores
+    before any prior), how surely the writing says something else than the play's word (``clash``, on the play's
+    written form the line recogniser finds likeliest). ((), {}) when the reading's path cannot be found. Without a glyph
+    ``recognizer``, by the line recogniser alone."""
+    reading = unseparated(scored.raw)
+    reads = both_reads(recognizer, prepared, log_probs, reading) if reading else None
+    if not reads:
+        return (), {}
+    sure = tuple(min(read) for read in reads)
+    absorbed = ctc.absorb(log_probs, SEPARATORS)
+    ranked = sorted(scored.entries, key=lambda e: -e[3])
+    clashes = {}
+    for play in list(dict.fromkeys(e[1] for e in ranked if e[0] == "play"))[:top]:
+        forms = cands.forms.get(play, ())
+        form = max(forms, key=lambda t: ctc.sequence_log_prob(absorbed, tokens.encode(t)), default=None)
+        seen = both_reads(recognizer, prepared, log_probs, form) if form else None
+        clashes[play] = clash(reading, sure, form, [max(read) for read in seen], _word_at(form)) if form and seen else 0.0
+    return sure, clashes
+
+
+def _word_at(form: str) -> int:
+    """Where a separator-free written form's word starts: after its coordinate (``H8CASa→``: 2)."""
+    plays = split_plays(form)
+    return len(plays[0].split(" ")[0]) if plays else 0
 
 
 def of_kind(log_probs: np.ndarray) -> np.ndarray:

@@ -33,7 +33,7 @@ from rules_core.alphabet import Tile
 from rules_core.board import Board
 from rules_core.lexicon import Lexicon
 
-from . import absolute, layout
+from . import absolute, layout, light
 from .boxes import marked, play_spoilt, text_rows, visible_coordinate, visible_part
 from .decoder import (
     GRID_THRESHOLDS_FILE,
@@ -46,11 +46,11 @@ from .decoder import (
     score_choice,
     score_line,
 )
-from .glyphs import GlyphReader, GlyphRecognizer, check_plays, default_glyph_recognizer
+from .glyphs import GlyphReader, GlyphRecognizer, check_letters, check_plays, default_glyph_recognizer
 from .lineimage import BOARD_END_MARGIN, END_MARGIN, prepare_line, variants
 from .qr import read_slip_qr
 from .recognizer import GRID_MODEL, Recognizer, default_recognizer
-from .register import PlainTemplate, find_slips
+from .register import PlainTemplate, find_slips, sampled_for
 from .squares import SquareRecognizer, default_square_recognizer, score_squares
 
 Position = tuple[Board, tuple[Tile, ...]]
@@ -145,12 +145,15 @@ class LocatedSlip:
 
 
 def locate_slips(gray: np.ndarray) -> list[LocatedSlip]:
-    """Every printed slip on a grey scan with its QR code read (no model needed: a page is routed by it)."""
+    """Every printed slip on a grey scan or photo with its QR code read (no model needed: a page is routed by it),
+    straightened (a phone's photo shrunk first, ``register.sampled_for``) and under even light (``light.even``: a
+    photo's shadows and gradients taken away before anything is read)."""
     found = []
     for registration in find_slips(gray):
-        rectified = registration.rectify(gray)
-        board = absolute.rectify_board(gray, registration.slip_from_image)
-        found.append(LocatedSlip(rectified, read_slip_qr(rectified), board))
+        image, slip_from_image = sampled_for(gray, registration.slip_from_image)
+        rectified = light.even(replace(registration, slip_from_image=slip_from_image).rectify(image))
+        board = absolute.rectify_board(image, slip_from_image)
+        found.append(LocatedSlip(rectified, read_slip_qr(rectified), None if board is None else light.even(board)))
     return found
 
 
@@ -305,8 +308,9 @@ class SlipReader:
     def score_line(self, line: np.ndarray, board: Board, rack: Sequence[Tile], glyphs: GlyphReader | None = None) -> Scored:
         """A grey image of a handwritten play (coordinate and word) scored against the round's plays,
         on ``thresholds.variants`` views of it (``lineimage.variants``), its likeliest plays read character
-        by character too by the glyph classifier (``glyphs.check_plays``) when there is one (``glyphs``: another
-        reader of them, such as one that learned the player's hand, ``learning.PlayerGlyphs``)."""
+        by character too by the glyph classifier (``glyphs.check_plays``; its reading too, ``glyphs.check_letters``)
+        when there is one (``glyphs``: another reader of them, such as one that learned the player's hand,
+        ``learning.PlayerGlyphs``)."""
         prepared = prepare_line(line)
         log_probs = self.recognizer.log_probs(prepared)
         views = [self.recognizer.log_probs(v) for v in variants(prepared, int(self.thresholds.variants) - 1)]
@@ -315,7 +319,9 @@ class SlipReader:
         glyphs = glyphs or self.glyphs
         if glyphs is None:
             return scored
-        return replace(scored, glyphs=check_plays(glyphs, prepared, log_probs, scored, cands))
+        letters, clashes = check_letters(glyphs, prepared, log_probs, scored, cands)
+        return replace(scored, glyphs=check_plays(glyphs, prepared, log_probs, scored, cands), letters=letters,
+                       clashes=clashes)  # fmt: skip
 
     def _grid_thresholds(self) -> Thresholds:
         """An absolute slip's thresholds (the board recognisers'): ``grid_accept`` (set on calibration slips with

@@ -15,12 +15,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 import cv2
 import numpy as np
 
 from . import layout
 
+DETECT_SIDE: Final = 2000  # px: markers are searched on an image at most this large (``detect_markers``)
+OVERSAMPLED: Final = 1.5  # an image holding a slip at more than this times the straightened slip's px/mm is shrunk
 
 @dataclass(frozen=True)
 class Registration:
@@ -31,7 +34,8 @@ class Registration:
     error_mm: float  # RMS reprojection error of the marker corners
 
     def rectify(self, image: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> np.ndarray:
-        """The slip cut out and straightened: (SLIP_H, SLIP_W) mm at ``px_per_mm``."""
+        """The slip cut out and straightened: (SLIP_H, SLIP_W) mm at ``px_per_mm`` (from a phone's photo, after
+        ``sampled_for``)."""
         scale = np.diag([px_per_mm, px_per_mm, 1.0])
         size = (int(round(layout.SLIP_W * px_per_mm)), int(round(layout.SLIP_H * px_per_mm)))
         return cv2.warpPerspective(image, scale @ self.slip_from_image, size, flags=cv2.INTER_AREA,
@@ -44,6 +48,25 @@ class Registration:
         return cv2.perspectiveTransform(corners[None], image_from_slip)[0]
 
 
+def sampled_for(image: np.ndarray, slip_from_image: np.ndarray,
+                px_per_mm: float = layout.PX_PER_MM) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The image to straighten a slip from, and its homography (image px -> slip mm): an image holding the slip at
+    more than ``OVERSAMPLED`` times ``px_per_mm`` (a phone's photo) shrunk by area to that, so that straightening
+    averages its pixels (a perspective warp samples them: the photo's noise and its finest strokes would alias);
+    any other as it is."""
+    centre = np.array([[[layout.SLIP_W / 2, layout.SLIP_H / 2]]])
+    image_from_slip = np.linalg.inv(slip_from_image)
+    ends = cv2.perspectiveTransform(np.concatenate([centre, centre + [[[1.0, 0.0]]], centre + [[[0.0, 1.0]]]], 1),
+                                    image_from_slip)[0]  # fmt: skip
+    (ax, ay), (bx, by) = ends[1] - ends[0], ends[2] - ends[0]
+    seen = float(np.sqrt(abs(ax * by - ay * bx)))  # image px per slip mm, there
+    factor = OVERSAMPLED * px_per_mm / max(seen, 1e-9)
+    if factor >= 1.0:
+        return image, slip_from_image
+    small = cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+    return small, slip_from_image @ np.diag([1.0 / factor, 1.0 / factor, 1.0])
+
+
 def _detector() -> cv2.aruco.ArucoDetector:
     dictionary = cv2.aruco.getPredefinedDictionary(layout.MARKER_DICT)
     parameters = cv2.aruco.DetectorParameters()
@@ -52,11 +75,15 @@ def _detector() -> cv2.aruco.ArucoDetector:
 
 
 def detect_markers(gray: np.ndarray) -> list[tuple[int, np.ndarray]]:
-    """Every slip marker on the image: (id, corners (4, 2) image px, clockwise from the marker's top-left)."""
-    corners, ids, _ = _detector().detectMarkers(gray)
+    """Every slip marker on the image: (id, corners (4, 2) image px, clockwise from the marker's top-left).
+    An image larger than ``DETECT_SIDE`` (a phone's photo) is searched at that size: a marker is still some
+    hundred pixels wide there, and the search takes a fraction of the time."""
+    scale = min(1.0, DETECT_SIDE / max(gray.shape))
+    small = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    corners, ids, _ = _detector().detectMarkers(small)
     if ids is None:
         return []
-    return [(int(i), c.reshape(4, 2).astype(np.float64)) for i, c in zip(ids.ravel(), corners)
+    return [(int(i), c.reshape(4, 2).astype(np.float64) / scale) for i, c in zip(ids.ravel(), corners)
             if int(i) in layout.MARKERS]  # fmt: skip
 
 

@@ -9,7 +9,9 @@ digraph written in one square one class) and then of (plain, circled). Each squa
 
 ``score_squares`` scores the written forms of the legal plays over the squares (``absolute.grid_candidates``)
 as the sum over their squares, and the best few strings of that many squares as the unconstrained
-readings, into a ``decoder.Scored``: a board read square by square is decided as a written play is.
+readings, into a ``decoder.Scored``: a board read square by square is decided as a written play is. Each
+square of the likeliest reading is read with its own probability (``Scored.letters``), and a play whose letter in a
+square read otherwise is unlikely there says otherwise than the writing (``Scored.clashes``: 1 less its probability).
 """
 
 from __future__ import annotations
@@ -102,28 +104,41 @@ def score_squares(out: np.ndarray, cands: CandidateSet, coordinate: str) -> Scor
     over them and the ``BEAM`` best unconstrained readings (given ``coordinate``, so a reading can be scored
     0 as written), as ``absolute.score_grid_line`` does for a line."""
     joint = joint_log_probs(out)
+    beams = _beams(joint)
+    read, sure = beams[0][0], [float(np.exp(joint[i, j])) for i, j in enumerate(beams[0][0])]
     entries: list[tuple[str, str, int | None, float]] = []
-    forms = set()
+    forms: set[str] = set()
+    clashes: dict[str, float] = {}
     for cand in cands.candidates:
         labels = square_labels(cand.text, len(joint))
         if labels is None or any(label.upper() not in LETTER_INDEX for label in labels):
             continue
-        value = float(sum(joint[i, joint_index(label)] for i, label in enumerate(labels)))
+        indices = [joint_index(label) for label in labels]
+        value = float(sum(joint[i, j] for i, j in enumerate(indices)))
         entries.append((cand.kind, cand.play, cand.score, value))
         forms.add(cand.text)
+        if cand.kind == "play":  # a square where the play's letter is not seen, the least over the play's forms
+            clash = max((1.0 - float(np.exp(joint[i, j])) for i, j in enumerate(indices) if j != read[i]), default=0.0)
+            clashes[cand.play] = min(clashes.get(cand.play, 1.0), clash)
     if entries:  # the rest weigh nothing
         best = max(entry[3] for entry in entries)
         entries = [entry for entry in entries if entry[3] > best - 30.0]
+    readings = ["".join(letter_label(j) for j in path) for path, _ in beams]
+    for text, (_, value) in zip(readings, beams):
+        if text not in forms:
+            entries.append(("reading", coordinate + text, None, value))
+    letters = [1.0] * len(coordinate) + [p for p, j in zip(sure, read) for _ in letter_label(j)]
+    return Scored(f"{coordinate} {readings[0]}", tuple(entries), letters=tuple(letters), clashes=clashes)
+
+
+def _beams(joint: np.ndarray) -> list[tuple[tuple[int, ...], float]]:
+    """The ``BEAM`` likeliest readings of the squares (joint indices, one a square) with their log-probabilities."""
     beams: list[tuple[tuple[int, ...], float]] = [((), 0.0)]
     for row in joint:
         top = np.argsort(-row)[:BEAM]
         grown = [(path + (int(j),), value + float(row[j])) for path, value in beams for j in top]
         beams = sorted(grown, key=lambda beam: -beam[1])[:BEAM]
-    readings = ["".join(letter_label(j) for j in path) for path, _ in beams]
-    for text, (_, value) in zip(readings, beams):
-        if text not in forms:
-            entries.append(("reading", coordinate + text, None, value))
-    return Scored(f"{coordinate} {readings[0]}", tuple(entries))
+    return beams
 
 
 class SquareRecognizer:
