@@ -65,6 +65,7 @@ class Outcome:
     silent: bool
     proposal_right: bool
     seconds: float  # CPU seconds the reading took
+    detail: str = ""  # a silent error: what was written and what was accepted
 
     @property
     def arbiter_seconds(self) -> float:
@@ -84,7 +85,10 @@ def judge(slip: TournamentSlip, decision: Decision, seconds: float) -> Outcome:
         proposal = top.kind == "play" and top.text == slip.truth_play
     else:  # a mistake, scored 0: the arbiter confirms the flag's reason or the reading as written
         proposal = top.kind in ("unmarked_blank", "coordinate_order") or unseparated(top.text) == unseparated(slip.truth_play)
-    return Outcome(slip.round, slip.source, slip.correct, flagged, right, not flagged and not right, proposal, seconds)
+    silent = not flagged and not right
+    detail = (f"round {slip.round} {slip.source}: written {slip.truth_play or '-'} ({slip.truth_score}), "
+              f"accepted {decision.play or '-'} ({decision.score})") if silent else ""
+    return Outcome(slip.round, slip.source, slip.correct, flagged, right, silent, proposal, seconds, detail)
 
 
 Read = Callable[[TournamentSlip], Decision]
@@ -132,6 +136,7 @@ def report(outcomes: Sequence[Outcome], players: int) -> dict[str, Any]:
         f"rounds_{LATE_ROUND}_on_by_source": {source: figures([o for o in late if o.source == source], players)
                                               for source in sorted({o.source for o in late})},  # fmt: skip
         "all": figures(outcomes, players),
+        "silent": [o.detail for o in outcomes if o.silent],
     }
 
 
@@ -188,7 +193,7 @@ def main() -> None:
     }
     for name in ("without_learning", "with_learning"):
         print(table(name, out[name]), flush=True)
-        summary = {k: v for k, v in out[name].items() if k != "by_round"}
+        summary = {k: v for k, v in out[name].items() if k != "by_round"}  # the silent errors listed too
         print(json.dumps(summary, ensure_ascii=False, indent=1), flush=True)
     if args.json:
         args.json.write_text(json.dumps(out, ensure_ascii=False, indent=1) + "\n")
