@@ -1,0 +1,244 @@
+"""A long run of the glyph classifier on the CPU (issue 68): ``python -m models.slips.glyph_run``.
+
+Fine-tunes the committed classifier's member networks (``glyph_members``: ``glyph_recognizer.onnx``, two
+``SquareNet``s read together) on the glyph cache (``glyph_cache``: windows of play lines by the training writers
+only, drawn once outside the work tree), both on the same batches, as ``train_squares`` trains one: each batch
+moved, turned, sheared and some thickened, the letter's loss plus half the circle's, AdamW, a one-cycle rate over
+``--epochs`` of ``--epoch-size`` windows drawn at random from the shards present; the batch norms keep their
+statistics (``glyph_members.freeze_norms``). After each epoch the members are measured on windows by the
+calibration hands (``CHECKS``: never trained on, never the benchmark's test hands) and exported together to
+``training_run/glyph_recognizer.onnx`` (the candidate; the committed model is left alone).
+
+The run's whole state (``models.board.checkpoint``: weights, optimiser, schedule, the random states, the epoch
+and the step inside it, the shards) is saved to ``--checkpoint`` (``training_run/glyphs.pt``, committed) every
+``--save-every`` seconds, atomically, with its log (``training_run/glyphs.log``). ``--resume`` goes on from it
+with its own settings and data as if it had not stopped; ``--grow`` adds, at an epoch's start, the shards drawn
+since; ``--stop-after S`` stops it, saved, after S seconds. The log counts the CPU hours spent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from models.board.checkpoint import RunState, generator_at, restore, save, settings_of
+from vision.slips import glyphs
+
+from . import glyph_cache, glyph_members, synth
+from .train_squares import _augment
+
+HERE = Path(__file__).resolve().parent
+RUN = HERE / "training_run"
+CLASSES = glyph_members.CLASSES
+CHECKS = ("synthetic-calibration", "real-calibration", "unipen-calibration")  # hands measured, never trained on
+KEPT = ("resume", "grow", "threads", "save_every", "stop_after", "checkpoint", "out")  # not the run's own settings
+
+
+class Members(nn.Module):
+    """The classifier's networks side by side: (B, 1, 32, 32) -> (members, B, classes + 2) log-probabilities."""
+
+    def __init__(self, nets: list[nn.Module]) -> None:
+        super().__init__()
+        self.nets = nn.ModuleList(nets)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.stack([net(x) for net in self.nets])
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The run's settings; ``--resume``: the checkpoint's own, but for where and how long it runs."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", nargs="*", help="window files (X, L, C) instead of the glyph cache's shards")
+    parser.add_argument("--resume", action="store_true", help="go on from --checkpoint with its settings and data")
+    parser.add_argument("--grow", action="store_true", help="at each epoch's start, add the cache's shards drawn since")
+    parser.add_argument("--checkpoint", default=str(RUN / "glyphs.pt"))
+    parser.add_argument("--out", default=str(RUN / "glyph_recognizer.onnx"), help="the candidate, each epoch's")
+    parser.add_argument("--save-every", type=float, default=300.0)
+    parser.add_argument("--stop-after", type=float, default=0.0, help="stop (state saved) after so many seconds")
+    parser.add_argument("--init", default=str(glyphs.GLYPH_MODEL), help="the classifier whose members are fine-tuned")
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--epoch-size", type=int, default=200_000, help="windows drawn per epoch")
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--lr", type=float, default=1e-3, help="the one-cycle rate's peak")
+    parser.add_argument("--check-lines", type=int, default=150, help="lines per calibration set measured each epoch")
+    parser.add_argument("--seed", type=int, default=68)
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args(argv)
+    if args.resume:
+        if not Path(args.checkpoint).is_file():
+            parser.error(f"no checkpoint to resume: {args.checkpoint}")
+        kept = {name: getattr(args, name) for name in KEPT}
+        vars(args).update(settings_of(Path(args.checkpoint)), **kept)
+    return args
+
+
+def shards(args: argparse.Namespace, saved: list[str] | None) -> list[str]:
+    """The window files to train on: a resumed run's own (looked for in this machine's cache by name), else
+    ``args.data`` or the cache's shards present."""
+    if saved is None:
+        return list(args.data) or [str(s.path) for s in glyph_cache.present()]
+    found = [p if Path(p).is_file() else str(glyph_cache.CACHE / Path(p).name) for p in saved]
+    missing = [Path(p).name for p in found if not Path(p).is_file()]
+    if missing:
+        raise SystemExit(f"glyph shards missing: {', '.join(missing)} (python -m models.slips.glyph_cache build draws "
+                         "them again, the same windows)")
+    return found
+
+
+def load(paths: list[str]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Windows (N, 32, 32) uint8, glyph classes and circles of the files ``paths``."""
+    parts = [np.load(p) for p in paths]
+    if not parts:
+        raise SystemExit("no glyph windows to train on (python -m models.slips.glyph_cache build)")
+    return (torch.from_numpy(np.concatenate([p["X"] for p in parts])),
+            torch.from_numpy(np.concatenate([p["L"] for p in parts]).astype(np.int64)),
+            torch.from_numpy(np.concatenate([p["C"] for p in parts]).astype(np.int64)))  # fmt: skip
+
+
+def check_windows(lines: int, seed: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Windows of ``lines`` play lines per calibration set (``CHECKS``), placed as in training, with their classes."""
+    from .cases import writers_for
+    from .train_glyphs import _line
+
+    words, emphasis = synth.load_words(seed=seed, limit=20_000), synth.Emphasis(circled=0.45)
+    found = {}
+    for part in CHECKS if lines else ():
+        rng, pool = np.random.default_rng(seed), writers_for(part)
+        cut = [item for _ in range(lines) for item in synth.line_glyphs(_line(rng, words, pool, emphasis), None)]
+        found[part] = (np.stack([w for w, _, _ in cut]).astype(np.float32), np.array([g for _, g, _ in cut]))
+    return found
+
+
+def measure(members: Members, checks: dict[str, tuple[np.ndarray, np.ndarray]]) -> str:
+    """Glyphs right per calibration set, each member alone and read together (mean probability)."""
+    members.eval()
+    parts = []
+    with torch.no_grad():
+        for part, (x, y) in checks.items():
+            out = members(torch.from_numpy(x)[:, None])[:, :, :CLASSES]
+            each = [float((o.argmax(1).numpy() == y).mean()) for o in out]
+            both = float((out.exp().mean(0).argmax(1).numpy() == y).mean())
+            parts.append(f"{part} {both:.4f} ({' '.join(f'{e:.4f}' for e in each)})")
+    glyph_members.freeze_norms(members)
+    return ", ".join(parts)
+
+
+def steps_of(members: Members, optimiser: torch.optim.Optimizer, schedule: torch.optim.lr_scheduler.LRScheduler,
+             data: tuple[torch.Tensor, ...], picks: np.ndarray, batch: int, gen: torch.Generator, first: int,
+             keep: Callable[[int], bool]) -> tuple[float, bool]:  # fmt: skip
+    """An epoch's steps from ``first`` on (``keep(steps done)`` after each: False stops it); the steps' mean loss
+    (both members') and whether the epoch finished."""
+    images, letters, circled = data
+    steps, total = len(picks) // batch, 0.0
+    for step in range(first, steps):
+        pick = torch.from_numpy(picks[step * batch : (step + 1) * batch])
+        out = members(_augment(images[pick].float().unsqueeze(1) / 255.0, gen))
+        loss = sum(F.nll_loss(o[:, :CLASSES], letters[pick]) + 0.5 * F.nll_loss(o[:, CLASSES:], circled[pick]) for o in out)
+        optimiser.zero_grad()
+        loss.backward()  # type: ignore[union-attr]
+        optimiser.step()
+        schedule.step()
+        total += loss.item()  # type: ignore[union-attr]
+        if not keep(step + 1):
+            return total / max(1, step + 1 - first), False
+    return total / max(1, steps - first), True
+
+
+def export(members: Members, out: Path) -> None:
+    """The members as one ONNX classifier (``train_glyphs.ensemble``) at ``out``."""
+    from .train_glyphs import ensemble
+    from .train_glyphs import export as export_one
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as folder:
+        paths = []
+        for i, net in enumerate(copy.deepcopy(members).nets):
+            weights, path = Path(folder) / f"m{i}.pt", Path(folder) / f"m{i}.onnx"
+            torch.save(net.state_dict(), weights)
+            export_one(weights, path)
+            paths.append(path)
+        ensemble(paths, out)
+
+
+def note(state: RunState, log: Path, line: str) -> None:
+    """Print a log line, keep it in the run's state and in the log file."""
+    stamped = f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}"
+    print(stamped, flush=True)
+    state.log.append(stamped)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "a", encoding="utf-8") as handle:
+        handle.write(stamped + "\n")
+
+
+def run(args: argparse.Namespace) -> None:
+    """Train (or go on training) as ``args`` say, the state saved to ``args.checkpoint`` now and then."""
+    checkpoint, out = Path(args.checkpoint), Path(args.out)
+    log = checkpoint.with_suffix(".log")
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    gen = torch.Generator().manual_seed(args.seed)
+    saved = list(torch.load(checkpoint, weights_only=False)["run"]["data"]) if args.resume else None
+    state = RunState({k: v for k, v in vars(args).items() if k not in KEPT}, shards(args, saved),
+                     epoch_rng=np.random.default_rng(args.seed + 1).bit_generator.state)  # fmt: skip
+    members = Members(glyph_members.load(Path(args.init)))
+    optimiser = torch.optim.AdamW(members.parameters(), lr=args.lr, weight_decay=1e-4)
+    steps_per_epoch = args.epoch_size // args.batch
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.epochs * steps_per_epoch,
+                                                   pct_start=0.15)  # fmt: skip
+    if args.resume:
+        data = state.data
+        state = restore(checkpoint, members, optimiser, schedule, gen)
+        state.data = data  # where this machine keeps them
+        note(state, log, f"resumed at epoch {state.epoch + 1} step {state.step}")
+    windows = load(state.data)
+    checks = check_windows(args.check_lines, args.seed + 2)
+    note(state, log, f"{len(windows[0])} windows in {len(state.data)} files; checks "
+         + ", ".join(f"{k} {len(v[1])}" for k, v in checks.items()))  # fmt: skip
+    started, clock = time.time(), {"cpu": time.process_time(), "saved": time.time()}
+
+    def checkpoint_now() -> None:
+        state.cpu_seconds += time.process_time() - clock["cpu"]
+        clock["cpu"], clock["saved"] = time.process_time(), time.time()
+        save(checkpoint, state, members, optimiser, schedule, gen)
+
+    def keep(step: int) -> bool:
+        """Save now and then; False when the run must stop (state saved)."""
+        state.step = step
+        stop = bool(args.stop_after) and time.time() - started >= args.stop_after
+        if stop or time.time() - clock["saved"] >= args.save_every:
+            checkpoint_now()
+        return not stop
+
+    glyph_members.freeze_norms(members)
+    while state.epoch < args.epochs:
+        grown = [str(s.path) for s in glyph_cache.present() if str(s.path) not in state.data] if args.grow and not state.step else []
+        if grown:  # at an epoch's start only: a resumed epoch draws from the windows it began with
+            state.data += grown
+            windows = load(state.data)
+            note(state, log, f"grown by {', '.join(Path(p).name for p in grown)}: {len(windows[0])} windows")
+        rng = generator_at(state.epoch_rng)
+        picks = rng.integers(0, len(windows[0]), steps_per_epoch * args.batch)
+        loss, finished = steps_of(members, optimiser, schedule, windows, picks, args.batch, gen, state.step, keep)
+        if not finished:
+            note(state, log, f"stopped at epoch {state.epoch + 1} step {state.step}; go on with --resume")
+            return
+        state.epoch, state.step, state.epoch_rng = state.epoch + 1, 0, rng.bit_generator.state
+        cpu = state.cpu_seconds + time.process_time() - clock["cpu"]
+        note(state, log, f"epoch {state.epoch}/{args.epochs}: loss {loss:.4f} {measure(members, checks)} cpu {cpu / 3600:.2f} h")
+        export(members, out)
+        checkpoint_now()
+    note(state, log, f"finished; candidate {out}")
+
+
+if __name__ == "__main__":
+    run(parse(sys.argv[1:]))
