@@ -9,7 +9,7 @@ statistics (``glyph_members.freeze_norms``). After each epoch the members are me
 calibration hands (``CHECKS``: never trained on, never the benchmark's test hands) and exported together to
 ``training_run/glyph_recognizer.onnx`` (the candidate; the committed model is left alone).
 
-The run's whole state (``models.board.checkpoint``: weights, optimiser, schedule, the random states, the epoch
+The run's whole state (``long_run``, ``models.board.checkpoint``: weights, optimiser, schedule, the random states, the epoch
 and the step inside it, the shards) is saved to ``--checkpoint`` (``training_run/glyphs.pt``, committed) every
 ``--save-every`` seconds, atomically, with its log (``training_run/glyphs.log``). ``--resume`` goes on from it
 with its own settings and data as if it had not stopped; ``--grow`` adds, at an epoch's start, the shards drawn
@@ -22,7 +22,6 @@ import argparse
 import copy
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,17 +30,16 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from models.board.checkpoint import RunState, generator_at, restore, save, settings_of
+from models.board.checkpoint import RunState, restore
 from vision.slips import glyphs
 
-from . import glyph_cache, glyph_members, synth
+from . import glyph_cache, glyph_members, long_run, synth
 from .train_squares import _augment
 
 HERE = Path(__file__).resolve().parent
 RUN = HERE / "training_run"
 CLASSES = glyph_members.CLASSES
 CHECKS = ("synthetic-calibration", "real-calibration", "unipen-calibration")  # hands measured, never trained on
-KEPT = ("resume", "grow", "threads", "save_every", "stop_after", "checkpoint", "out")  # not the run's own settings
 
 
 class Members(nn.Module):
@@ -59,12 +57,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     """The run's settings; ``--resume``: the checkpoint's own, but for where and how long it runs."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="*", help="window files (X, L, C) instead of the glyph cache's shards")
-    parser.add_argument("--resume", action="store_true", help="go on from --checkpoint with its settings and data")
-    parser.add_argument("--grow", action="store_true", help="at each epoch's start, add the cache's shards drawn since")
-    parser.add_argument("--checkpoint", default=str(RUN / "glyphs.pt"))
-    parser.add_argument("--out", default=str(RUN / "glyph_recognizer.onnx"), help="the candidate, each epoch's")
-    parser.add_argument("--save-every", type=float, default=300.0)
-    parser.add_argument("--stop-after", type=float, default=0.0, help="stop (state saved) after so many seconds")
+    long_run.add_options(parser, RUN / "glyphs.pt", RUN / "glyph_recognizer.onnx")
     parser.add_argument("--init", default=str(glyphs.GLYPH_MODEL), help="the classifier whose members are fine-tuned")
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--epoch-size", type=int, default=200_000, help="windows drawn per epoch")
@@ -72,27 +65,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--lr", type=float, default=1e-3, help="the one-cycle rate's peak")
     parser.add_argument("--check-lines", type=int, default=150, help="lines per calibration set measured each epoch")
     parser.add_argument("--seed", type=int, default=68)
-    parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
-    if args.resume:
-        if not Path(args.checkpoint).is_file():
-            parser.error(f"no checkpoint to resume: {args.checkpoint}")
-        kept = {name: getattr(args, name) for name in KEPT}
-        vars(args).update(settings_of(Path(args.checkpoint)), **kept)
+    long_run.resume_settings(parser, args)
     return args
-
-
-def shards(args: argparse.Namespace, saved: list[str] | None) -> list[str]:
-    """The window files to train on: a resumed run's own (looked for in this machine's cache by name), else
-    ``args.data`` or the cache's shards present."""
-    if saved is None:
-        return list(args.data) or [str(s.path) for s in glyph_cache.present()]
-    found = [p if Path(p).is_file() else str(glyph_cache.CACHE / Path(p).name) for p in saved]
-    missing = [Path(p).name for p in found if not Path(p).is_file()]
-    if missing:
-        raise SystemExit(f"glyph shards missing: {', '.join(missing)} (python -m models.slips.glyph_cache build draws "
-                         "them again, the same windows)")
-    return found
 
 
 def load(paths: list[str]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -170,16 +145,6 @@ def export(members: Members, out: Path) -> None:
         ensemble(paths, out)
 
 
-def note(state: RunState, log: Path, line: str) -> None:
-    """Print a log line, keep it in the run's state and in the log file."""
-    stamped = f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}"
-    print(stamped, flush=True)
-    state.log.append(stamped)
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "a", encoding="utf-8") as handle:
-        handle.write(stamped + "\n")
-
-
 def run(args: argparse.Namespace) -> None:
     """Train (or go on training) as ``args`` say, the state saved to ``args.checkpoint`` now and then."""
     checkpoint, out = Path(args.checkpoint), Path(args.out)
@@ -187,57 +152,43 @@ def run(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     gen = torch.Generator().manual_seed(args.seed)
-    saved = list(torch.load(checkpoint, weights_only=False)["run"]["data"]) if args.resume else None
-    state = RunState({k: v for k, v in vars(args).items() if k not in KEPT}, shards(args, saved),
-                     epoch_rng=np.random.default_rng(args.seed + 1).bit_generator.state)  # fmt: skip
+    build = "python -m models.slips.glyph_cache build"
+    data = long_run.in_cache(long_run.saved_data(checkpoint), glyph_cache.CACHE, build) if args.resume else (
+        list(args.data) or [str(s.path) for s in glyph_cache.present()])
+    state = RunState(long_run.settings(args), data, epoch_rng=np.random.default_rng(args.seed + 1).bit_generator.state)
     members = Members(glyph_members.load(Path(args.init)))
     optimiser = torch.optim.AdamW(members.parameters(), lr=args.lr, weight_decay=1e-4)
-    steps_per_epoch = args.epoch_size // args.batch
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.epochs * steps_per_epoch,
-                                                   pct_start=0.15)  # fmt: skip
+    steps = args.epoch_size // args.batch
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.epochs * steps, pct_start=0.15)
     if args.resume:
-        data = state.data
         state = restore(checkpoint, members, optimiser, schedule, gen)
         state.data = data  # where this machine keeps them
-        note(state, log, f"resumed at epoch {state.epoch + 1} step {state.step}")
-    windows = load(state.data)
+        long_run.note(state, log, f"resumed at epoch {state.epoch + 1} step {state.step}")
+    windows = [load(state.data)]
     checks = check_windows(args.check_lines, args.seed + 2)
-    note(state, log, f"{len(windows[0])} windows in {len(state.data)} files; checks "
-         + ", ".join(f"{k} {len(v[1])}" for k, v in checks.items()))  # fmt: skip
-    started, clock = time.time(), {"cpu": time.process_time(), "saved": time.time()}
+    long_run.note(state, log, f"{len(windows[0][0])} windows in {len(state.data)} files; checks "
+                  + ", ".join(f"{k} {len(v[1])}" for k, v in checks.items()))  # fmt: skip
+    saver = long_run.Saver(checkpoint, state, (members, optimiser, schedule, gen), args.save_every, args.stop_after)
 
-    def checkpoint_now() -> None:
-        state.cpu_seconds += time.process_time() - clock["cpu"]
-        clock["cpu"], clock["saved"] = time.process_time(), time.time()
-        save(checkpoint, state, members, optimiser, schedule, gen)
+    def grow() -> None:
+        grown = [str(s.path) for s in glyph_cache.present() if str(s.path) not in state.data] if args.grow else []
+        if grown:
+            state.data += grown
+            windows[0] = load(state.data)
+            long_run.note(state, log, f"grown by {', '.join(Path(p).name for p in grown)}: {len(windows[0][0])} windows")
 
-    def keep(step: int) -> bool:
-        """Save now and then; False when the run must stop (state saved)."""
-        state.step = step
-        stop = bool(args.stop_after) and time.time() - started >= args.stop_after
-        if stop or time.time() - clock["saved"] >= args.save_every:
-            checkpoint_now()
-        return not stop
+    def epoch_steps(rng: np.random.Generator, first: int, keep: Callable[[int], bool]) -> tuple[float, bool]:
+        picks = rng.integers(0, len(windows[0][0]), steps * args.batch)
+        return steps_of(members, optimiser, schedule, windows[0], picks, args.batch, gen, first, keep)
+
+    def finished(loss: float) -> str:
+        measured = measure(members, checks)
+        export(members, out)
+        return measured
 
     glyph_members.freeze_norms(members)
-    while state.epoch < args.epochs:
-        grown = [str(s.path) for s in glyph_cache.present() if str(s.path) not in state.data] if args.grow and not state.step else []
-        if grown:  # at an epoch's start only: a resumed epoch draws from the windows it began with
-            state.data += grown
-            windows = load(state.data)
-            note(state, log, f"grown by {', '.join(Path(p).name for p in grown)}: {len(windows[0])} windows")
-        rng = generator_at(state.epoch_rng)
-        picks = rng.integers(0, len(windows[0]), steps_per_epoch * args.batch)
-        loss, finished = steps_of(members, optimiser, schedule, windows, picks, args.batch, gen, state.step, keep)
-        if not finished:
-            note(state, log, f"stopped at epoch {state.epoch + 1} step {state.step}; go on with --resume")
-            return
-        state.epoch, state.step, state.epoch_rng = state.epoch + 1, 0, rng.bit_generator.state
-        cpu = state.cpu_seconds + time.process_time() - clock["cpu"]
-        note(state, log, f"epoch {state.epoch}/{args.epochs}: loss {loss:.4f} {measure(members, checks)} cpu {cpu / 3600:.2f} h")
-        export(members, out)
-        checkpoint_now()
-    note(state, log, f"finished; candidate {out}")
+    if long_run.train_epochs(saver, log, args.epochs, epoch_steps, finished, grow):
+        long_run.note(state, log, f"finished; candidate {out}")
 
 
 if __name__ == "__main__":
