@@ -34,6 +34,7 @@ from models.board.checkpoint import RunState, restore
 from vision.slips import glyphs
 
 from . import glyph_cache, glyph_members, long_run, synth
+from .square_net import SquareNet, widths_of
 from .train_squares import _augment
 
 HERE = Path(__file__).resolve().parent
@@ -51,6 +52,14 @@ class Members(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return torch.stack([net(x) for net in self.nets])
+
+    @classmethod
+    def shaped_as(cls, state: dict[str, torch.Tensor]) -> Members:
+        """Networks of the shapes of a saved ``Members``' weights (``state``), to load them into."""
+        count = 1 + max(int(key.split(".")[1]) for key in state)
+        nets = [SquareNet(widths_of({k.split(".", 2)[2]: v for k, v in state.items() if k.startswith(f"nets.{i}.")}),
+                          classes=CLASSES) for i in range(count)]  # fmt: skip
+        return cls(list(nets))
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -156,7 +165,8 @@ def run(args: argparse.Namespace) -> None:
     data = long_run.in_cache(long_run.saved_data(checkpoint), glyph_cache.CACHE, build) if args.resume else (
         list(args.data) or [str(s.path) for s in glyph_cache.present()])
     state = RunState(long_run.settings(args), data, epoch_rng=np.random.default_rng(args.seed + 1).bit_generator.state)
-    members = Members(glyph_members.load(Path(args.init)))
+    # resumed: networks shaped as the saved ones (the classifier it started from may be elsewhere or changed)
+    members = Members.shaped_as(torch.load(checkpoint, weights_only=False)["model"]) if args.resume else Members(glyph_members.load(Path(args.init)))
     optimiser = torch.optim.AdamW(members.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epoch_size // args.batch
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.epochs * steps, pct_start=0.15)
@@ -168,6 +178,8 @@ def run(args: argparse.Namespace) -> None:
     checks = check_windows(args.check_lines, args.seed + 2)
     long_run.note(state, log, f"{len(windows[0][0])} windows in {len(state.data)} files; checks "
                   + ", ".join(f"{k} {len(v[1])}" for k, v in checks.items()))  # fmt: skip
+    if not args.resume and checks:
+        long_run.note(state, log, f"before: {measure(members, checks)}")
     saver = long_run.Saver(checkpoint, state, (members, optimiser, schedule, gen), args.save_every, args.stop_after)
 
     def grow() -> None:

@@ -120,7 +120,8 @@ def run(args: argparse.Namespace) -> None:
         list(args.data) or [str(p) for p in line_cache.present()])
     state = RunState(long_run.settings(args), data, epoch_rng=np.random.default_rng(args.seed + 1).bit_generator.state)
     lines = [Shards(data)]
-    model = starting_network(Path(args.init), lines[0])
+    # resumed: a network shaped as the saved one (the recogniser it started from may be elsewhere or changed)
+    model = CRNN.from_state(torch.load(checkpoint, weights_only=False)["model"]) if args.resume else starting_network(Path(args.init), lines[0])
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epoch_size // args.batch
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.epochs * steps, pct_start=0.1)
