@@ -165,8 +165,10 @@ def run(args: argparse.Namespace) -> None:
     data = long_run.in_cache(long_run.saved_data(checkpoint), glyph_cache.CACHE, build) if args.resume else (
         list(args.data) or [str(s.path) for s in glyph_cache.present()])
     state = RunState(long_run.settings(args), data, epoch_rng=np.random.default_rng(args.seed + 1).bit_generator.state)
-    # resumed: networks shaped as the saved ones (the classifier it started from may be elsewhere or changed)
-    members = Members.shaped_as(torch.load(checkpoint, weights_only=False)["model"]) if args.resume else Members(glyph_members.load(Path(args.init)))
+    if args.resume:  # networks shaped as the saved ones (the classifier it started from may be elsewhere or changed)
+        members = Members.shaped_as(torch.load(checkpoint, weights_only=False)["model"])
+    else:
+        members = Members(glyph_members.load(Path(args.init)))
     optimiser = torch.optim.AdamW(members.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epoch_size // args.batch
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.epochs * steps, pct_start=0.15)

@@ -120,8 +120,10 @@ def run(args: argparse.Namespace) -> None:
         list(args.data) or [str(p) for p in line_cache.present()])
     state = RunState(long_run.settings(args), data, epoch_rng=np.random.default_rng(args.seed + 1).bit_generator.state)
     lines = [Shards(data)]
-    # resumed: a network shaped as the saved one (the recogniser it started from may be elsewhere or changed)
-    model = CRNN.from_state(torch.load(checkpoint, weights_only=False)["model"]) if args.resume else starting_network(Path(args.init), lines[0])
+    if args.resume:  # a network shaped as the saved one (the recogniser it started from may be elsewhere or changed)
+        model = CRNN.from_state(torch.load(checkpoint, weights_only=False)["model"])
+    else:
+        model = starting_network(Path(args.init), lines[0])
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epoch_size // args.batch
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.epochs * steps, pct_start=0.1)
@@ -131,6 +133,8 @@ def run(args: argparse.Namespace) -> None:
         long_run.note(state, log, f"resumed at epoch {state.epoch + 1} step {state.step}")
     held_out = validation_set(args.seed + 1000, args.check_lines) if args.check_lines else []
     long_run.note(state, log, f"{len(lines[0])} lines in {len(state.data)} files; {len(held_out)} validation lines")
+    if not args.resume and held_out:
+        long_run.note(state, log, "before: " + " ".join(f"{k} {v:.4f}" for k, v in evaluate(model, held_out).items()))
     saver = long_run.Saver(checkpoint, state, (model, optimiser, schedule, gen), args.save_every, args.stop_after)
     ctc = torch.nn.CTCLoss(blank=0, zero_infinity=True)
 
