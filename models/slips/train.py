@@ -73,7 +73,7 @@ class Lines(IterableDataset[list[synth.Sample]]):
         self.seed, self.batch, self.slip_share, self.emphasis = seed, batch, slip_share, emphasis
         self.unipen_share, self.grid_share, self.stroke_bend = unipen_share, grid_share, stroke_bend
 
-    def _sample(self, rng: np.random.Generator, words: list[str], pool: list[hw.Writer]) -> synth.Sample:
+    def sample(self, rng: np.random.Generator, words: list[str], pool: list[hw.Writer]) -> synth.Sample:
         """A word from an absolute slip's board (``grid_share``), a play line cut from a slip (``slip_share``
         of the rest) or any line."""
         if rng.random() < self.grid_share:
@@ -89,7 +89,7 @@ class Lines(IterableDataset[list[synth.Sample]]):
         rng = np.random.default_rng(self.seed + (info.id if info else 0))
         words, pool = synth.load_words(), training_pool(unipen_share=self.unipen_share, stroke_bend=self.stroke_bend)
         while True:
-            samples = [self._sample(rng, words, pool) for _ in range(self.batch * BUCKET)]
+            samples = [self.sample(rng, words, pool) for _ in range(self.batch * BUCKET)]
             samples.sort(key=lambda s: s.image.shape[1])
             batches = [samples[i : i + self.batch] for i in range(0, len(samples), self.batch)]
             for j in rng.permutation(len(batches)):

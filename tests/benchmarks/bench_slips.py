@@ -79,7 +79,7 @@ from rules_core.cgp import Position  # noqa: E402
 from rules_core.lexicon import Lexicon  # noqa: E402
 from vision.slips import layout  # noqa: E402
 from vision.slips.decoder import Thresholds  # noqa: E402
-from vision.slips.glyphs import default_glyph_recognizer  # noqa: E402
+from vision.slips.glyphs import GlyphRecognizer, default_glyph_recognizer  # noqa: E402
 from vision.slips.reader import SlipReader, committed_grid_reading, join_line  # noqa: E402
 from vision.slips.recognizer import Recognizer  # noqa: E402
 from vision.slips.register import find_slips  # noqa: E402
@@ -278,6 +278,7 @@ def main() -> None:
     parser.add_argument("--model", type=Path, help="line recogniser ONNX model (default: the committed one); "
                         "the committed glyph classifier and board readers read with it")
     parser.add_argument("--thresholds", type=Path, help="the decoder's thresholds (default: the committed ones)")
+    parser.add_argument("--glyphs", type=Path, help="glyph classifier ONNX model on trial (default: the committed one)")
     parser.add_argument("--seed-offset", type=int, default=0,
                         help="added to each set's seed: a fresh draw of the same hands (the reported figures: 0)")
     args = parser.parse_args()
@@ -285,7 +286,8 @@ def main() -> None:
     thresholds = Thresholds.load(args.thresholds) if args.thresholds else None
     # a line recogniser on trial reads with the committed glyph classifier and board readers, as it would if kept
     trial = Recognizer(args.model) if args.model else None
-    reader = SlipReader(lexicon, trial, thresholds, committed_grid_reading(), default_glyph_recognizer())
+    glyph_reader = GlyphRecognizer(args.glyphs) if args.glyphs else default_glyph_recognizer()
+    reader = SlipReader(lexicon, trial, thresholds, committed_grid_reading(), glyph_reader)
     report: dict[str, Any] = {}
     for name in args.sets.split(","):
         cases = cases_of(name, args.count, seed_of(name) + args.seed_offset, lexicon)
