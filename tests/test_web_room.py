@@ -142,7 +142,7 @@ def test_game_lists_show_date_state_and_table_newest_first(app: Flask, client: F
         assert page.index(table) < page.index(first)  # newest first
         assert "mesa 7" in page and "en juego" in page and "<time datetime=" in page
     assert client.get("/display/mesa/7").status_code == 200 and table in client.get("/display/mesa/7").text
-    assert client.get("/display/mesa/7/objetivo").json == {"game": table, "follow_seconds": 5}
+    assert client.get("/display/mesa/7/objetivo").json == {"game": table, "follow_seconds": 5, "notices": []}
     assert client.get("/display/mesa/8/objetivo").json["game"] is None
     assert "todavía no tiene ninguna partida" in client.get("/display/mesa/8").text
 
