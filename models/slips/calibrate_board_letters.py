@@ -33,7 +33,7 @@ from vision.slips.reader import GridReading, committed_grid_reading
 from vision.slips.synthetic import drawn
 
 from .calibrate_grid import BoardRead, _scores, outcomes
-from .calibrate_letters import CHOICES, MISSPELT_SHARE, SILENT_PRICE
+from .calibrate_letters import MISSPELT_SHARE, SILENT_PRICE, pick_letter_sure
 from .cases import Capture, make_cases, writers_for
 from .phone import PhoneCapture
 
@@ -75,17 +75,7 @@ def choose(reads: list[BoardRead], misspelt: list[bool], grid: GridReading, base
                 "silent": int(silent.sum()), "work": float((weight * (flagged + SILENT_PRICE * silent)).sum()),
                 "wrong": set(np.nonzero(silent)[0])}  # fmt: skip
 
-    off = tally(0.0)
-    kept, best = 0.0, off
-    for sure in CHOICES:
-        counts = tally(sure)
-        bought = len(counts["wrong"] - off["wrong"])
-        print(f"letter_sure {sure}: {counts['right']} right, {counts['flagged']} flagged, {counts['silent']} silent "
-              f"({bought} bought), arbiter's work {counts['work']:.4f} a slip", file=sys.stderr, flush=True)  # fmt: skip
-        if bought == 0 and counts["work"] <= best["work"]:
-            kept, best = sure, counts
-    keys = ("right", "flagged", "silent")
-    return kept, {**{k: best[k] for k in keys}, **{f"{k}_without": off[k] for k in keys}}
+    return pick_letter_sure(tally)
 
 
 def main() -> None:
