@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+from models.shard_jobs import ShardJob, run_shard_jobs
 
 CACHE: Final = Path(os.environ.get("VEEDOR_BOARD_CACHE", Path.home() / ".cache" / "veedor" / "board_crops"))
 SCENES: Final = 150  # per render shard: about 13,000 crops, 45 MB
@@ -74,25 +74,10 @@ def present(kind: str) -> list[Shard]:
 def build(jobs: int) -> None:
     """Render the missing shards, ``jobs`` at a time (each to a temporary name, renamed when done)."""
     CACHE.mkdir(parents=True, exist_ok=True)
-    todo = [s for s in SHARDS if not s.path.is_file()]
-    running: list[tuple[Shard, subprocess.Popen[bytes]]] = []
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "OMP_THREAD_LIMIT": "1"}
-    while todo or running:
-        while todo and len(running) < jobs:
-            shard = todo.pop(0)
-            partial = shard.path.with_suffix(".partial.npz")
-            log = open(shard.path.with_suffix(".log"), "w")  # noqa: SIM115 - closed with the process
-            command = [sys.executable, "-m", "models.board.make_data", str(partial), *shard.options]
-            running.append((shard, subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)))
-        time.sleep(2)
-        for shard, process in list(running):
-            if process.poll() is None:
-                continue
-            running.remove((shard, process))
-            if process.returncode != 0:
-                raise SystemExit(f"shard {shard.name} failed: see {shard.path.with_suffix('.log')}")
-            shard.path.with_suffix(".partial.npz").rename(shard.path)
-            print(f"{shard.name} done ({time.strftime('%H:%M:%S')})", flush=True)
+    run_shard_jobs([ShardJob(s.name, [sys.executable, "-m", "models.board.make_data", str(s.path.with_suffix(".partial.npz")),
+                                      *s.options], s.path.with_suffix(".log"),
+                             lambda s=s: s.path.with_suffix(".partial.npz").rename(s.path))
+                    for s in SHARDS if not s.path.is_file()], jobs)  # fmt: skip
 
 
 def main() -> None:

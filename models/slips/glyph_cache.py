@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+from models.shard_jobs import ShardJob, run_shard_jobs
 
 CACHE: Final = Path(os.environ.get("VEEDOR_GLYPH_CACHE", Path.home() / ".cache" / "veedor" / "slip_glyphs"))
 LINES: Final = 16_000  # per shard: about 190,000 windows
@@ -53,27 +53,17 @@ def build(jobs: int, count: int) -> None:
     """Draw the first ``count`` shards that are missing, ``jobs`` at a time (each in a folder of its own,
     renamed into the cache when done)."""
     CACHE.mkdir(parents=True, exist_ok=True)
-    todo = [s for s in SHARDS if not s.path.is_file()][:count]
-    running: list[tuple[Shard, subprocess.Popen[bytes]]] = []
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "OMP_THREAD_LIMIT": "1"}
-    while todo or running:
-        while todo and len(running) < jobs:
-            shard = todo.pop(0)
-            partial = CACHE / f"partial_{shard.seed}"
-            log = open(CACHE / f"glyphs_{shard.seed}.log", "w")  # noqa: SIM115 - closed with the process
-            command = [sys.executable, "-m", "models.slips.train_glyphs", "data", "--seed", str(shard.seed),
-                       "--lines", str(LINES), "--unipen-share", str(shard.unipen_share), "--out", str(partial)]  # fmt: skip
-            running.append((shard, subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)))
-        time.sleep(2)
-        for shard, process in list(running):
-            if process.poll() is None:
-                continue
-            running.remove((shard, process))
-            if process.returncode != 0:
-                raise SystemExit(f"shard {shard.seed} failed: see {CACHE / f'glyphs_{shard.seed}.log'}")
-            (CACHE / f"partial_{shard.seed}" / shard.path.name).rename(shard.path)
-            (CACHE / f"partial_{shard.seed}").rmdir()
-            print(f"{shard.path.name} done ({time.strftime('%H:%M:%S')})", flush=True)
+    run_shard_jobs([ShardJob(s.path.name, [sys.executable, "-m", "models.slips.train_glyphs", "data", "--seed", str(s.seed),
+                                           "--lines", str(LINES), "--unipen-share", str(s.unipen_share),
+                                           "--out", str(CACHE / f"partial_{s.seed}")],
+                             CACHE / f"glyphs_{s.seed}.log", lambda s=s: _move_in(s))
+                    for s in SHARDS if not s.path.is_file()][:count], jobs)  # fmt: skip
+
+
+def _move_in(shard: Shard) -> None:
+    """A drawn shard out of its own folder into the cache."""
+    (CACHE / f"partial_{shard.seed}" / shard.path.name).rename(shard.path)
+    (CACHE / f"partial_{shard.seed}").rmdir()
 
 
 def main() -> None:

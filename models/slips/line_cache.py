@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Final
+
+from models.shard_jobs import ShardJob, run_shard_jobs
 
 import numpy as np
 
@@ -59,22 +59,9 @@ def draw(seed: int, count: int, out: Path) -> None:
 def build(jobs: int, count: int) -> None:
     """Draw the first ``count`` missing shards, ``jobs`` at a time (each to a temporary name, renamed when done)."""
     CACHE.mkdir(parents=True, exist_ok=True)
-    todo = [s for s in SEEDS if not path_of(s).is_file()][:count]
-    running: list[tuple[int, subprocess.Popen[bytes]]] = []
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "OMP_THREAD_LIMIT": "1"}
-    while todo or running:
-        while todo and len(running) < jobs:
-            seed = todo.pop(0)
-            command = [sys.executable, "-m", "models.slips.line_cache", "draw", "--seed", str(seed)]
-            running.append((seed, subprocess.Popen(command, env=env)))
-        time.sleep(2)
-        for seed, process in list(running):
-            if process.poll() is None:
-                continue
-            running.remove((seed, process))
-            if process.returncode != 0:
-                raise SystemExit(f"shard {seed} failed")
-            print(f"{path_of(seed).name} done ({time.strftime('%H:%M:%S')})", flush=True)
+    run_shard_jobs([ShardJob(path_of(seed).name, [sys.executable, "-m", "models.slips.line_cache", "draw", "--seed", str(seed)],
+                             None, lambda: None)
+                    for seed in SEEDS if not path_of(seed).is_file()][:count], jobs)  # fmt: skip
 
 
 def main() -> None:
