@@ -46,14 +46,14 @@ def line(text: str, mix: dict[int, dict[str, float]] | None = None, sure: float 
     return np.log(np.array(frames))
 
 
-def decided(lexicon: Lexicon, log_probs: np.ndarray, limits: Thresholds) -> Decision:
+def decided(lexicon: Lexicon, log_probs: np.ndarray, limits: Thresholds, cgp: str = EMPTY) -> Decision:
     """The decision on a line, its reading's characters weighed by the line recogniser alone (``check_letters``
     without a glyph classifier)."""
-    position = Position.from_cgp(EMPTY)
+    position = Position.from_cgp(cgp)
     cands = CandidateSet.build(position.board, position.rack, lexicon)
     scored = score_line(log_probs, cands)
-    letters, clashes = check_letters(None, None, log_probs, scored, cands)
-    scored = replace(scored, letters=letters, clashes=clashes)
+    letters, clashes, circled = check_letters(None, None, log_probs, scored, cands)
+    scored = replace(scored, letters=letters, clashes=clashes, circled=circled)
     return decide_scored(scored, position.board, position.rack, lexicon, limits)
 
 
@@ -132,9 +132,9 @@ def test_the_letters_are_read_by_whichever_glyph_reader_reads_the_player(lexicon
     position = Position.from_cgp(EMPTY)
     cands = CandidateSet.build(position.board, position.rack, lexicon)
     scored = score_line(log_probs, cands)
-    letters, clashes = check_letters(HandReader(seen), prepared, log_probs, scored, cands)
-    decision = decide_scored(replace(scored, letters=letters, clashes=clashes), position.board, position.rack, lexicon,
-                             LETTERS)  # fmt: skip
+    letters, clashes, circled = check_letters(HandReader(seen), prepared, log_probs, scored, cands)
+    checked = replace(scored, letters=letters, clashes=clashes, circled=circled)
+    decision = decide_scored(checked, position.board, position.rack, lexicon, LETTERS)
     assert (decision.verdict, decision.score) == (verdict, score)
 
 
@@ -145,3 +145,31 @@ def test_a_reading_not_sure_letter_for_letter_is_not_scored_0(lexicon: Lexicon) 
     doubtful = decided(lexicon, line("H8 JEI"), limits)
     assert (doubtful.verdict, doubtful.score, doubtful.play) == ("flagged", None, "H8 JEI")
     assert decided(lexicon, line("H8 JEI"), replace(limits, letter_sure=0.95)).score == 0
+
+
+def test_a_sure_misreading_of_a_likely_legal_play_goes_to_the_arbiter_not_to_0(lexicon: Lexicon) -> None:
+    """H8 JEI, every letter read surely, yet the round's knowledge makes H8 JET all but certain (``zero_against``):
+    both networks misreading one letter the same way (5C rOLLARA read rOLLARI) is the likelier story than a player
+    writing a word that does not exist, so no 0 is given silently: the arbiter sees it."""
+    jei = line("H8 JEI", mix={5: {"I": 0.8, "T": 0.2}})
+    kept = decided(lexicon, jei, replace(LETTERS, zero_against=0.99))
+    assert (kept.verdict, kept.score, kept.flags) == ("flagged", None, ("illegible",))
+    assert decided(lexicon, jei, replace(LETTERS, zero_against=1.0)).score == 0  # the rule off: 0 as written
+
+
+BLANK_RACK = "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15 EIJT?OS 0/0 0"
+
+
+@pytest.mark.parametrize(("circled", "verdict", "flags"), [(0.9, "flagged", ("blank_letter_unsure",)),
+                                                           (0.97, "accepted", ())])  # fmt: skip
+def test_a_blank_is_accepted_only_where_its_circled_letter_is_read_surely(lexicon: Lexicon, circled: float,
+                                                                         verdict: str, flags: tuple[str, ...]) -> None:  # fmt: skip
+    """H8 JETa: the blank is an A, circled. JETA and JETO are both words, so nothing but the circle says which letter
+    the blank stands for (D.III.20.3); read 9 to 1 an a over an o, the play is likely enough to be accepted, but a
+    blank's letter read so is the arbiter's to check (7H RUi accepted as RUo): only a circle read as surely as
+    ``circled_sure`` asks is accepted."""
+    limits = replace(LETTERS, accept=0.9, circled_sure=0.95)
+    jeta = line("H8 JETa", mix={6: {"a": circled, "o": 1 - circled}})
+    decision = decided(lexicon, jeta, limits, BLANK_RACK)
+    assert (decision.verdict, decision.play, decision.flags) == (verdict, "H8 JETa", flags)
+    assert decided(lexicon, jeta, replace(limits, circled_sure=0.0), BLANK_RACK).verdict == "accepted"  # rule off

@@ -66,3 +66,16 @@ def test_right_by_set_counts_each_sets_correct_slips_that_clear_the_chosen_thres
     limits, _, _ = choose(decided, allowed=0)
     assert limits["accept"] == 0.9705
     assert right_by_set(decided, limits, ("fonts", "writers")) == {"fonts": 0.5, "writers": 0.0}
+
+
+def test_a_blanks_circled_letter_must_be_read_as_surely_as_the_surest_wrong_blank_asks() -> None:
+    """``circled_sure``: the least value that stops every wrong acceptance of a blank's letter the strictest value
+    stops; a wrong one read too surely to stop (0.97) does not make every right blank go to the arbiter."""
+    from models.slips.calibrate_circled import BlankRead
+    from models.slips.calibrate_circled import choose as choose_circled
+
+    found = [BlankRead("H8 JETa", "H8 JETo", 0.25, False), BlankRead("H8 JETa", "H8 JETa", 0.35, True),
+             BlankRead("H8 JETa", "H8 JETa", 0.99, True), BlankRead("7H RUi", "7H RUo", 0.97, False)]  # fmt: skip
+    sure, counts = choose_circled(found)
+    assert sure == 0.3
+    assert (counts["accepted_right"], counts["flagged_right"], counts["silent"], counts["silent_without"]) == (2, 0, 1, 2)

@@ -13,7 +13,6 @@ from vision.slips import tokens
 from vision.slips.decoder import (
     CandidateSet,
     Thresholds,
-    choose,
     confirmed_plays,
     decide,
     decide_scored,
@@ -22,6 +21,7 @@ from vision.slips.decoder import (
     score_line,
     split_plays,
 )  # fmt: skip
+from vision.slips.fields import choose
 
 EMPTY = "15/15/15/15/15/15/15/15/15/15/15/15/15/15/15"
 CHORIZO = "15/15/15/15/15/15/15/5[CH]ORIZO4/15/15/15/15/15/15/15"

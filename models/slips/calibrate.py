@@ -42,8 +42,9 @@ import numpy as np
 from rules_core.cgp import Position
 from rules_core.lexicon import Lexicon
 from vision.slips.decoder import (
-    THRESHOLDS_FILE, CandidateCache, Scored, Thresholds, decide_scored, lead, options_of, pick, score_line,
+    THRESHOLDS_FILE, CandidateCache, Scored, Thresholds, decide_scored, lead, options_of, score_line,
 )  # fmt: skip
+from vision.slips.fields import pick
 from vision.slips.glyphs import GLYPH_MODEL, GlyphRecognizer, check_plays
 from vision.slips.lineimage import VIEWS, prepare_line, variants
 from vision.slips.reader import SlipReader

@@ -11,8 +11,10 @@ legal play is not accepted where the writing says otherwise so surely (``Scored.
 character of which is read so surely is scored as written (``Scored.letters``). The value kept lets through no
 wrong decision that the decoder without it does not (a silent error bought) and leaves the arbiter the least work:
 flags, and ``SILENT_PRICE`` flags for each silent error, the misspelt slips counted as ``MISSPELT_SHARE`` of a
-round's slips (the calibration holds far more); the surer value on a tie. ``--out``
-(``models/slips/thresholds.json``) keeps its other values and gains it, with the counts behind it. An absolute
+round's slips (the calibration holds far more); the surer value on a tie. Then ``zero_against`` (``ZERO_CHOICES``):
+how likely a legal play may be and still be overruled by its writing into a 0; a value below 1.0 only turns such
+zeros into flags, and the one kept leaves the arbiter the least work. ``--out``
+(``models/slips/thresholds.json``) keeps its other values and gains both, with the counts behind them. An absolute
 slip's board is not among them: its two readers must agree (``absolute.agreed``), with ``grid_thresholds.json``.
 """
 
@@ -49,6 +51,7 @@ SETS: Final = (("real-calibration", 8002, False, False), ("unipen-calibration", 
                ("real-calibration", 8002, False, True), ("unipen-calibration", 8004, False, True),
                ("real-calibration", 8016, True, True))  # fmt: skip
 CHOICES: Final = (0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.98, 0.99)
+ZERO_CHOICES: Final = (0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.999, 1.0)  # ``Thresholds.zero_against``; 1.0: off
 SILENT_PRICE: Final = 10.0  # flags an arbiter would rather see than one wrong score nobody sees
 MISSPELT_SHARE: Final = 0.03  # of a round's slips, a play with a letter written wrong
 
@@ -107,8 +110,8 @@ def with_letters(reads: list[LineRead], reader: SlipReader, lexicon: Lexicon) ->
         position = Position.from_cgp(read.case.cgp)
         prepared = prepare_line(read.line)
         cands = cache.get(position.board, position.rack, lexicon)
-        letters, clashes = check_letters(glyphs, prepared, reader.recognizer.log_probs(prepared), read.scored, cands)
-        out.append(replace(read.scored, letters=letters, clashes=clashes))
+        checks = check_letters(glyphs, prepared, reader.recognizer.log_probs(prepared), read.scored, cands)
+        out.append(replace(read.scored, letters=checks.letters, clashes=checks.clashes, circled=checks.circled))
     return out
 
 
@@ -127,21 +130,46 @@ def outcomes(reads: list[LineRead], scored: list[Scored | None], limits: Thresho
     return out
 
 
-def choose(reads: list[LineRead], scored: list[Scored | None], base: Thresholds,
-           lexicon: Lexicon) -> tuple[float, dict[str, Any]]:  # fmt: skip
-    """The ``letter_sure`` that buys no silent error and leaves the arbiter the least work (see the module), with
-    the counts behind it and behind the rule off."""
+Tally = Callable[[Thresholds], dict[str, Any]]
+
+
+def tally_of(reads: list[LineRead], scored: list[Scored | None], lexicon: Lexicon) -> Tally:
+    """Right, flagged, silent and the arbiter's work a slip (see the module), and the indices of the silent errors
+    (``wrong``), of every slip decided under given thresholds."""
     misspelt = np.array([read.misspelt for read in reads])
     weight = np.where(misspelt, MISSPELT_SHARE / max(1, misspelt.sum()), (1 - MISSPELT_SHARE) / max(1, (~misspelt).sum()))
 
-    def tally(sure: float) -> dict[str, Any]:
-        decided = outcomes(reads, scored, replace(base, letter_sure=sure), lexicon)
+    def tally(limits: Thresholds) -> dict[str, Any]:
+        decided = outcomes(reads, scored, limits, lexicon)
         flagged = np.array([o.verdict == "flagged" for o in decided])
         silent = np.array([o.silent_error for o in decided])
         return {"right": sum(o.right for o in decided), "flagged": int(flagged.sum()), "silent": int(silent.sum()),
                 "work": float((weight * (flagged + SILENT_PRICE * silent)).sum()), "wrong": set(np.nonzero(silent)[0])}
 
-    return pick_letter_sure(tally)
+    return tally
+
+
+def choose(reads: list[LineRead], scored: list[Scored | None], base: Thresholds,
+           lexicon: Lexicon) -> tuple[float, dict[str, Any]]:  # fmt: skip
+    """The ``letter_sure`` that buys no silent error and leaves the arbiter the least work (see the module), with
+    the counts behind it and behind the rule off."""
+    tally = tally_of(reads, scored, lexicon)
+    return pick_letter_sure(lambda sure: tally(replace(base, letter_sure=sure)))
+
+
+def choose_zero_against(reads: list[LineRead], scored: list[Scored | None], base: Thresholds,
+                        lexicon: Lexicon) -> tuple[float, dict[str, Any]]:  # fmt: skip
+    """The ``zero_against`` (``base`` holding the ``letter_sure`` chosen) that leaves the arbiter the least work: a
+    legal play at least this likely is not overruled by its writing into a 0 but goes to the arbiter, which can only
+    turn zeros into flags; the laxer value on a tie. With the counts behind it and behind the rule off (1.0)."""
+    tally = tally_of(reads, scored, lexicon)
+    counts = {value: tally(replace(base, zero_against=value)) for value in ZERO_CHOICES}
+    for value, found in counts.items():
+        print(f"zero_against {value}: {found['right']} right, {found['flagged']} flagged, {found['silent']} silent, "
+              f"arbiter's work {found['work']:.4f} a slip", file=sys.stderr, flush=True)  # fmt: skip
+    kept = min(ZERO_CHOICES, key=lambda value: (counts[value]["work"], -value))
+    keys = ("right", "flagged", "silent")
+    return kept, {**{k: counts[kept][k] for k in keys}, **{f"{k}_without": counts[1.0][k] for k in keys}}
 
 
 def pick_letter_sure(tally: Callable[[float], dict[str, Any]]) -> tuple[float, dict[str, Any]]:
@@ -169,7 +197,7 @@ def main() -> None:
     args = parser.parse_args()
     lexicon = Lexicon.load(LEXICON)
     base = Thresholds.load(args.out)
-    reader = SlipReader(lexicon, thresholds=replace(base, letter_sure=0.0))
+    reader = SlipReader(lexicon, thresholds=replace(base, letter_sure=0.0, zero_against=1.0))
     if args.cache and args.cache.exists():
         reads = pickle.loads(args.cache.read_bytes())
     else:
@@ -178,12 +206,13 @@ def main() -> None:
             args.cache.write_bytes(pickle.dumps(reads))
     scored = with_letters(reads, reader, lexicon)
     chosen, counts = choose(reads, scored, base, lexicon)
+    against, zero_counts = choose_zero_against(reads, scored, replace(base, letter_sure=chosen), lexicon)
     record = json.loads(args.out.read_text(encoding="utf-8"))
-    record["letter_sure"] = chosen
-    record["letters_calibration"] = {
-        "slips": len(reads), "misspelt_slips": sum(r.case.kind == "misspelt" for r in reads), **counts,
-        "made_by": f"python -m models.slips.calibrate_letters --count {args.count}",
-    }  # fmt: skip
+    record["letter_sure"], record["zero_against"] = chosen, against
+    made_by = f"python -m models.slips.calibrate_letters --count {args.count}"
+    misspelt = sum(r.case.kind == "misspelt" for r in reads)
+    record["letters_calibration"] = {"slips": len(reads), "misspelt_slips": misspelt, **counts, "made_by": made_by}
+    record["zero_calibration"] = {"slips": len(reads), "misspelt_slips": misspelt, **zero_counts, "made_by": made_by}
     args.out.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(json.dumps(record, indent=1, ensure_ascii=False))
 

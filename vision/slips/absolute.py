@@ -395,7 +395,7 @@ def score_grid_line(log_probs: np.ndarray, views: Sequence[np.ndarray], cands: C
     scored = score_line(log_probs, cands, views=views)
     entries = tuple((kind, coordinate + text if kind == "reading" else text, score, value)
                     for kind, text, score, value in scored.entries)  # fmt: skip
-    sure, clashes = check_letters(None, None, log_probs, scored, cands)
+    sure, clashes, _ = check_letters(None, None, log_probs, scored, cands)  # circled letters: the squares' reader
     letters = (1.0,) * len(coordinate) + sure if sure else ()
     return Scored(f"{coordinate} {scored.raw}", entries, letters=letters, clashes=clashes)
 

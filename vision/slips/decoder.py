@@ -36,8 +36,10 @@ at ``letter_sure`` or more: a letter of the play's word where both networks read
 or a letter read surely that the word lacks): the nearest legal play is no reading of a word that does not exist
 (``4C JEI`` is not ``4C JET``). Such a reading, each character read with ``letter_sure`` by both networks
 (``Scored.letters``), is scored 0 as written (D.III.25), one less sure goes to the arbiter; and a reading is scored 0
-only where the writing so rules out the likeliest legal play (``_plays_ruled_out``). ``letter_sure`` is set by
-``models/slips/calibrate_letters.py``, the other thresholds (``models/slips/thresholds.json``) by
+only where the writing so rules out the likeliest legal play (``_plays_ruled_out``). A play laying a blank of the rack
+is accepted only where its circled letters are read with ``circled_sure`` (``Scored.circled``): nothing but the circle
+says which letter a blank stands for, and another letter often makes a word too (D.III.20.3). ``letter_sure`` is set
+by ``models/slips/calibrate_letters.py``, ``circled_sure`` by ``models/slips/calibrate_circled.py``, the other thresholds (``models/slips/thresholds.json``) by
 ``models/slips/calibrate.py``, on calibration slips written by hands used neither in training nor by the benchmark.
 """
 
@@ -73,6 +75,7 @@ FLAGS: Final = (
     "several_plays",  # D.III.20.2: more than one play written
     "circled_without_blank",  # a circled letter with no blank on the rack to make it
     "relative_notation",  # D.III.20.1.d: relative-board notation, which the reader does not read
+    "blank_letter_unsure",  # D.III.20.3: the letter a blank stands for, circled, not read surely
 )
 THRESHOLDS_FILE: Final = Path(__file__).resolve().parents[2] / "models" / "slips" / "thresholds.json"
 GRID_THRESHOLDS_FILE: Final = THRESHOLDS_FILE.with_name("grid_thresholds.json")  # ``recognizer.GRID_MODEL``'s
@@ -100,6 +103,8 @@ class Thresholds:
     glyph_sure: float = 1.0  # ... each at least this probability (``Scored.glyphs``, ``glyphs.glyph_check``)
     square_temperature: float = 0.0  # the board's square classifier's temperature (``squares``; 0: ``temperature``)
     letter_sure: float = 0.0  # a letter this sure is written so, and a play's letter this surely absent is not (0: off)
+    circled_sure: float = 0.0  # a play laying a blank needs its circled letters this sure (0: off)
+    zero_against: float = 1.0  # a legal play this likely is not overruled by its writing into a 0 (1: never kept)
 
     def accept_for(self, confirmed: bool, glyphs: float = 0.0) -> float:
         """The confidence a play needs: ``confirmed_accept`` when the unconstrained reading writes it too, and
@@ -119,6 +124,11 @@ class Thresholds:
         """Whether a reading is written so letter for letter: each of its characters read with ``letter_sure`` or
         more (``Scored.letters``)."""
         return self.letter_sure > 0.0 and bool(letters) and min(letters) >= self.letter_sure
+
+    def circled_surely(self, circled: Mapping[str, float] | None, play: str) -> bool:
+        """Whether a play's circled letters are written so surely: each read with ``circled_sure`` or more by both
+        networks (``Scored.circled``); True where they were not read one by one (None) or the rule is off."""
+        return self.circled_sure <= 0.0 or circled is None or circled.get(play, 0.0) >= self.circled_sure
 
     def read_as_written(self, glyphs: float) -> bool:
         """Whether a reading may be scored 0 as written: with the glyph path on (``glyph_accept``), only where
@@ -347,6 +357,7 @@ class Scored:
     glyphs: Mapping[str, float] = field(default_factory=dict)  # play -> its characters read one by one (``glyphs``)
     letters: tuple[float, ...] = ()  # how surely each character of ``raw`` (separators aside) is written so
     clashes: Mapping[str, float] = field(default_factory=dict)  # play -> how surely the writing says otherwise
+    circled: Mapping[str, float] | None = None  # play -> how surely its circled letters are written so (None: unread)
 
 
 def score_line(log_probs: np.ndarray, cands: CandidateSet, beam: int = 8,
@@ -461,7 +472,9 @@ def decide_scored(scored: Scored, board: Board, rack: Sequence[Tile], lexicon: L
     confidence = best.probability
     sure = lead(options) >= limits.margin
     if best.kind == "play" and limits.written_otherwise(scored.clashes.get(best.text, 0.0)):
-        return _written_otherwise(scored, reading, shown, board, rack, lexicon, limits)
+        return _written_otherwise(scored, reading, shown, board, rack, lexicon, limits, confidence)
+    if best.kind == "play" and lays_a_blank(board, best.text) and not limits.circled_surely(scored.circled, best.text):
+        return Decision(reading, best.text, None, "flagged", ("blank_letter_unsure",), confidence, shown)
     if best.kind == "play":
         needed = limits.accept_for(best.text in scored.confirmed, scored.glyphs.get(best.text, 0.0))
         if confidence >= needed and sure and not says_more(raw, best.text):
@@ -474,6 +487,16 @@ def decide_scored(scored: Scored, board: Board, rack: Sequence[Tile], lexicon: L
                            surely, _plays_ruled_out(scored, options, limits))  # fmt: skip
 
 
+def lays_a_blank(board: Board, notation: str) -> bool:
+    """Whether a play (canonical notation) lays a blank from the rack: which letter it stands for is read from its
+    circle alone, no word around it vouching for it (``RUi`` or ``RUo`` are both words), so ``decide_scored``
+    accepts it only where that letter is written surely (``Thresholds.circled_surely``)."""
+    try:
+        return any(is_blank(tile) for tile in _tiles_placed(board, Play.from_notation(notation)))
+    except NotationError:
+        return False
+
+
 def _plays_ruled_out(scored: Scored, options: Sequence[Option], limits: Thresholds) -> bool:
     """Whether the writing, each character read surely (``Thresholds.written_surely``), says something else than the
     likeliest legal play (``Thresholds.written_otherwise``); True without one, or without letters read one by one. Else
@@ -484,12 +507,14 @@ def _plays_ruled_out(scored: Scored, options: Sequence[Option], limits: Threshol
 
 
 def _written_otherwise(scored: Scored, reading: str, shown: tuple[Option, ...], board: Board, rack: Sequence[Tile],
-                       lexicon: Lexicon, limits: Thresholds) -> Decision:  # fmt: skip
-    """The likeliest play is not what is written (``Thresholds.written_otherwise``): never accepted. The reading is
-    decided as written where each of its characters is written surely (``Thresholds.written_surely``: a word that
-    does not exist scores 0, D.III.25), and goes to the arbiter otherwise."""
+                       lexicon: Lexicon, limits: Thresholds, play_probability: float) -> Decision:  # fmt: skip
+    """The likeliest play (``play_probability`` its posterior) is not what is written (``Thresholds.written_otherwise``):
+    never accepted. The reading is decided as written where each of its characters is written surely
+    (``Thresholds.written_surely``: a word that does not exist scores 0, D.III.25) and the play is not so likely that
+    both networks misreading one letter the same way is the likelier story (``zero_against``: ``5C rOLLARA``, read
+    ``rOLLARI`` surely by both, is no 0); it goes to the arbiter otherwise."""
     confidence = min(scored.letters, default=0.0)
-    if not limits.written_surely(scored.letters):
+    if not limits.written_surely(scored.letters) or play_probability >= limits.zero_against:
         return Decision(reading, None, None, "flagged", ("illegible",), confidence, shown)
     written = Option("reading", unseparated(scored.raw), None, confidence)
     return _decide_reading(written, reading, shown, board, rack, lexicon, limits, surely=True)
@@ -559,41 +584,3 @@ def ends_with_a_play(written: str, board: Board, rack: Sequence[Tile], lexicon: 
     coordinate, word, *arrow = written.split(" ")
     return any(score_slip(board, rack, lexicon, Slip(" ".join([coordinate, word[k:], *arrow]))).valid
                for k in range(1, len(word) - 1))  # fmt: skip
-
-
-def score_choice(log_probs: np.ndarray, options: Sequence[str]) -> list[tuple[str, float, bool]]:
-    """(text, log-probability, is an option) for each of ``options`` and each beam reading that is none."""
-    absorbed = ctc.absorb(log_probs, SEPARATORS)
-    texts = [unseparated(o) for o in options]
-    scores = ctc.trie_log_probs(absorbed, ctc.TokenTrie.build(tokens.encode(t) for t in texts))
-    out = [(o, float(v), True) for o, v in zip(options, scores)]
-    for labels, _ in ctc.beam_search(log_probs, 4):
-        text = unseparated(tokens.decode(labels))
-        if text not in texts:
-            out.append((text, ctc.sequence_log_prob(absorbed, tokens.encode(text)), False))
-    return out
-
-
-def pick(scored: Sequence[tuple[str, float, bool]], reading_prior: float,
-         favoured: dict[str, float] | None = None) -> tuple[str | None, float]:  # fmt: skip
-    """The likeliest option of a scored field and its posterior (readings that are no option pay the prior;
-    ``favoured`` options, such as the round being played, gain their bonus in nats)."""
-    if not any(is_option for _, _, is_option in scored):
-        return None, 0.0
-    bonus = favoured or {}
-    logps = np.array([v + bonus.get(t, 0.0) if is_option else v - reading_prior for t, v, is_option in scored])
-    probs = np.exp(logps - np.logaddexp.reduce(logps))
-    best = max((i for i, e in enumerate(scored) if e[2]), key=lambda i: probs[i])
-    return scored[best][0], float(probs[best])
-
-
-def choose(log_probs: np.ndarray, options: Sequence[str], reading_prior: float = 4.0) -> tuple[str | None, float]:
-    """The likeliest of ``options`` (a round number, a table, a name) and its probability.
-
-    The unconstrained reading competes too (paying ``reading_prior`` nats), so a
-    field that says something else gets a low probability. Separators count as
-    nothing. (None, 0.0) when there is no option.
-    """
-    if not options:
-        return None, 0.0
-    return pick(score_choice(log_probs, options), reading_prior)

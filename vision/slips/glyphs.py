@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Final, Protocol
+from typing import Final, NamedTuple, Protocol
 
 import numpy as np
 
@@ -199,27 +199,44 @@ def clash(reading: str, sure: Sequence[float], form: str, seen: Sequence[float],
     return worst
 
 
+class LetterChecks(NamedTuple):
+    """A line's letters read one by one (``check_letters``): the fields of the same names of ``decoder.Scored``."""
+
+    letters: tuple[float, ...]  # how surely each character of the unconstrained reading is written so
+    clashes: dict[str, float]  # play -> how surely the writing says something else than its word
+    circled: dict[str, float]  # play -> how surely its circled letters are written so (1.0: it has none)
+
+
 def check_letters(recognizer: GlyphReader | None, prepared: np.ndarray | None, log_probs: np.ndarray,
-                  scored: Scored, cands: CandidateSet, top: int = TOP) -> tuple[tuple[float, ...], dict[str, float]]:  # fmt: skip
+                  scored: Scored, cands: CandidateSet, top: int = TOP) -> LetterChecks:  # fmt: skip
     """How surely each character of a scored line's unconstrained reading is written so (the lesser of the two
     networks' probabilities, ``both_reads``), and, for its ``top`` likeliest plays (by their written forms' scores
     before any prior), how surely the writing says something else than the play's word (``clash``, on the play's
-    written form the line recogniser finds likeliest). ((), {}) when the reading's path cannot be found. Without a glyph
+    written form the line recogniser finds likeliest) and how surely its circled letters are written so (the least,
+    by the lesser of the two networks, of each circled letter of that form: a blank's letter has no word around it
+    to vouch for it, ``RUi`` or ``RUo``). Empty when the reading's path cannot be found. Without a glyph
     ``recognizer``, by the line recogniser alone."""
     reading = unseparated(scored.raw)
     reads = both_reads(recognizer, prepared, log_probs, reading) if reading else None
     if not reads:
-        return (), {}
+        return LetterChecks((), {}, {})
     sure = tuple(min(read) for read in reads)
     absorbed = ctc.absorb(log_probs, SEPARATORS)
     ranked = sorted(scored.entries, key=lambda e: -e[3])
-    clashes = {}
+    clashes, circled = {}, {}
     for play in list(dict.fromkeys(e[1] for e in ranked if e[0] == "play"))[:top]:
         forms = cands.forms.get(play, ())
         form = max(forms, key=lambda t: ctc.sequence_log_prob(absorbed, tokens.encode(t)), default=None)
         seen = both_reads(recognizer, prepared, log_probs, form) if form else None
         clashes[play] = clash(reading, sure, form, [max(read) for read in seen], _word_at(form)) if form and seen else 0.0
-    return sure, clashes
+        circled[play] = _circled_sure(form, seen) if form and seen else 0.0
+    return LetterChecks(sure, clashes, circled)
+
+
+def _circled_sure(form: str, seen: Sequence[tuple[float, ...]]) -> float:
+    """How surely the circled letters of a written form are written so: the least over them of the lesser of the
+    networks' probabilities (``both_reads``); 1.0 without one."""
+    return min((min(read) for char, read in zip(form, seen) if char.islower()), default=1.0)
 
 
 def _word_at(form: str) -> int:

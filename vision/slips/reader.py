@@ -2,7 +2,7 @@
 
 Pipeline: find and rectify each slip (``register``), read the QR code (game,
 table, player), else the handwritten table and the printed or written name
-matched against the game's players (``decoder.choose``); the round box; the
+matched against the game's players (``fields.choose``); the round box; the
 coordinate and word boxes cut, joined into one line (coordinate, a gap, word) and
 read by the recogniser; the play decided with the round's position
 (``decoder.decide``). A plain slip is read the same way through a
@@ -42,10 +42,9 @@ from .decoder import (
     Scored,
     Thresholds,
     decide_scored,
-    pick,
-    score_choice,
     score_line,
 )
+from .fields import pick, score_choice
 from .glyphs import GlyphReader, GlyphRecognizer, check_letters, check_plays, default_glyph_recognizer
 from .lineimage import BOARD_END_MARGIN, END_MARGIN, prepare_line, variants
 from .qr import read_slip_qr
@@ -319,9 +318,9 @@ class SlipReader:
         glyphs = glyphs or self.glyphs
         if glyphs is None:
             return scored
-        letters, clashes = check_letters(glyphs, prepared, log_probs, scored, cands)
-        return replace(scored, glyphs=check_plays(glyphs, prepared, log_probs, scored, cands), letters=letters,
-                       clashes=clashes)  # fmt: skip
+        checks = check_letters(glyphs, prepared, log_probs, scored, cands)
+        return replace(scored, glyphs=check_plays(glyphs, prepared, log_probs, scored, cands), letters=checks.letters,
+                       clashes=checks.clashes, circled=checks.circled)  # fmt: skip
 
     def _grid_thresholds(self) -> Thresholds:
         """An absolute slip's thresholds (the board recognisers'): ``grid_accept`` (set on calibration slips with

@@ -37,6 +37,7 @@ VOID_REASONS: Final = {  # flag -> the reason written on a voided slip (``void_r
     "coordinate_order": COORDINATE_ORDER,
     "unmarked_blank": "comodín no marcado",
     "circled_without_blank": "letra rodeada sin comodín en el atril",
+    "blank_letter_unsure": "caligrafía ininteligible",
     "other_game": "papeleta de otra partida",
 }
 

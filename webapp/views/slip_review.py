@@ -62,6 +62,7 @@ FLAG_TEXT: Final = {  # the reader's flags as the arbiter reads them
     "coordinate_order": "coordenadas en orden incorrecto o flecha errónea (D.III.20.4)",
     "unmarked_blank": "comodín sin rodear (D.III.20.3)",
     "circled_without_blank": "letra rodeada sin comodín en el atril",
+    "blank_letter_unsure": "letra del comodín dudosa (D.III.20.3): compruebe la letra rodeada",
     "other_game": "papeleta de otra partida: no se anota aquí sin su decisión",
     "relative_notation": "notación de tablero relativo (D.III.20.1.d): el lector no la lee",
     "no_play": "papeleta entregada sin jugada escrita",
