@@ -11,9 +11,9 @@ legal play is not accepted where the writing says otherwise so surely (``Scored.
 character of which is read so surely is scored as written (``Scored.letters``). The value kept lets through no
 wrong decision that the decoder without it does not (a silent error bought) and leaves the arbiter the least work:
 flags, and ``SILENT_PRICE`` flags for each silent error, the misspelt slips counted as ``MISSPELT_SHARE`` of a
-round's slips (the calibration holds far more); the surer value on a tie. Then ``zero_against`` (``ZERO_CHOICES``):
-how likely a legal play may be and still be overruled by its writing into a 0; a value below 1.0 only turns such
-zeros into flags, and the one kept leaves the arbiter the least work. ``--out``
+round's slips (the calibration holds far more); the surer value on a tie. ``zero_against`` (``ZERO_CHOICES``: how
+likely a legal play may be and still be overruled by its writing into a 0; below 1.0 such zeros go to the arbiter)
+is chosen with it, every pair tried. ``--out``
 (``models/slips/thresholds.json``) keeps its other values and gains both, with the counts behind them. An absolute
 slip's board is not among them: its two readers must agree (``absolute.agreed``), with ``grid_thresholds.json``.
 """
@@ -150,26 +150,24 @@ def tally_of(reads: list[LineRead], scored: list[Scored | None], lexicon: Lexico
 
 
 def choose(reads: list[LineRead], scored: list[Scored | None], base: Thresholds,
-           lexicon: Lexicon) -> tuple[float, dict[str, Any]]:  # fmt: skip
-    """The ``letter_sure`` that buys no silent error and leaves the arbiter the least work (see the module), with
-    the counts behind it and behind the rule off."""
+           lexicon: Lexicon) -> tuple[tuple[float, float], dict[str, Any]]:  # fmt: skip
+    """The (``letter_sure``, ``zero_against``) pair that buys no silent error and leaves the arbiter the least work
+    (see the module), the surer ``letter_sure`` and the laxer ``zero_against`` on a tie, with the counts behind it
+    and behind both rules off."""
     tally = tally_of(reads, scored, lexicon)
-    return pick_letter_sure(lambda sure: tally(replace(base, letter_sure=sure)))
-
-
-def choose_zero_against(reads: list[LineRead], scored: list[Scored | None], base: Thresholds,
-                        lexicon: Lexicon) -> tuple[float, dict[str, Any]]:  # fmt: skip
-    """The ``zero_against`` (``base`` holding the ``letter_sure`` chosen) that leaves the arbiter the least work: a
-    legal play at least this likely is not overruled by its writing into a 0 but goes to the arbiter, which can only
-    turn zeros into flags; the laxer value on a tie. With the counts behind it and behind the rule off (1.0)."""
-    tally = tally_of(reads, scored, lexicon)
-    counts = {value: tally(replace(base, zero_against=value)) for value in ZERO_CHOICES}
-    for value, found in counts.items():
-        print(f"zero_against {value}: {found['right']} right, {found['flagged']} flagged, {found['silent']} silent, "
-              f"arbiter's work {found['work']:.4f} a slip", file=sys.stderr, flush=True)  # fmt: skip
-    kept = min(ZERO_CHOICES, key=lambda value: (counts[value]["work"], -value))
+    off = tally(replace(base, letter_sure=0.0, zero_against=1.0))
+    kept, best = (0.0, 1.0), off
+    for sure in CHOICES:
+        for against in ZERO_CHOICES:
+            counts = tally(replace(base, letter_sure=sure, zero_against=against))
+            bought = len(counts["wrong"] - off["wrong"])
+            print(f"letter_sure {sure} zero_against {against}: {counts['right']} right, {counts['flagged']} flagged, "
+                  f"{counts['silent']} silent ({bought} bought), arbiter's work {counts['work']:.4f} a slip",
+                  file=sys.stderr, flush=True)  # fmt: skip
+            if bought == 0 and (counts["work"], -sure, against) <= (best["work"], -kept[0], kept[1]):
+                kept, best = (sure, against), counts
     keys = ("right", "flagged", "silent")
-    return kept, {**{k: counts[kept][k] for k in keys}, **{f"{k}_without": counts[1.0][k] for k in keys}}
+    return kept, {**{k: best[k] for k in keys}, **{f"{k}_without": off[k] for k in keys}}
 
 
 def pick_letter_sure(tally: Callable[[float], dict[str, Any]]) -> tuple[float, dict[str, Any]]:
@@ -205,14 +203,13 @@ def main() -> None:
         if args.cache:
             args.cache.write_bytes(pickle.dumps(reads))
     scored = with_letters(reads, reader, lexicon)
-    chosen, counts = choose(reads, scored, base, lexicon)
-    against, zero_counts = choose_zero_against(reads, scored, replace(base, letter_sure=chosen), lexicon)
+    (chosen, against), counts = choose(reads, scored, base, lexicon)
     record = json.loads(args.out.read_text(encoding="utf-8"))
     record["letter_sure"], record["zero_against"] = chosen, against
-    made_by = f"python -m models.slips.calibrate_letters --count {args.count}"
-    misspelt = sum(r.case.kind == "misspelt" for r in reads)
-    record["letters_calibration"] = {"slips": len(reads), "misspelt_slips": misspelt, **counts, "made_by": made_by}
-    record["zero_calibration"] = {"slips": len(reads), "misspelt_slips": misspelt, **zero_counts, "made_by": made_by}
+    record["letters_calibration"] = {
+        "slips": len(reads), "misspelt_slips": sum(r.case.kind == "misspelt" for r in reads), **counts,
+        "made_by": f"python -m models.slips.calibrate_letters --count {args.count}",
+    }  # fmt: skip
     args.out.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(json.dumps(record, indent=1, ensure_ascii=False))
 
