@@ -4,8 +4,9 @@
 
 A blank's letter is read from its circle alone: the word around it vouches for nothing when another letter makes a
 word too (``RUi``, ``RUo``), so the lexicon that corrects a plain letter misread cannot correct it. Slips of positions
-whose rack holds a blank, written by the calibration hands (``SETS``: the real characters' calibration part and the
-UNIPEN writers of the calibration part; neither trained on nor in the slip benchmarks), scanned and photographed
+whose rack holds a blank, written by the calibration hands (``SETS``: the real characters' calibration part, the
+UNIPEN writers of the calibration part and the calibration handwriting fonts; none trained on nor in the slip
+benchmarks), scanned and photographed
 (``phone``), are read once by the committed reader with the rule off. Every accepted play that lays a blank from the
 rack is then decided again at each value of ``CHOICES`` for ``circled_sure`` (``decoder.Thresholds.circled_surely``).
 A wrong score nobody sees costs more than any number of flags: the value kept is the least that lets through no wrong
@@ -37,7 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "benchmar
 from bench_slips import LEXICON, PHOTO_SEED, ROUNDS  # noqa: E402
 
 SETS: Final = (("real-calibration", 8041, False), ("unipen-calibration", 8042, False),
-               ("real-calibration", 8041, True), ("unipen-calibration", 8042, True))  # fmt: skip
+               ("real-calibration", 8041, True), ("unipen-calibration", 8042, True),
+               ("synthetic-calibration", 8043, False), ("synthetic-calibration", 8043, True))  # fmt: skip
 CHOICES: Final = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
 
 
@@ -101,7 +103,7 @@ def choose(found: list[BlankRead]) -> tuple[float, dict[str, Any]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=300, help="slips per calibration set (four sets)")
+    parser.add_argument("--count", type=int, default=300, help="slips per calibration set (six sets)")
     parser.add_argument("--out", type=Path, default=THRESHOLDS_FILE)
     parser.add_argument("--cache", type=Path, help="keep the reads here (and read them back)")
     args = parser.parse_args()
