@@ -119,7 +119,7 @@ def test_a_training_run_stopped_and_resumed_ends_as_one_that_never_stopped(tmp_p
     rng = np.random.default_rng(0)
     crops = tmp_path / "crops.npz"
     np.savez(crops, x=rng.integers(0, 255, (600, 40, 40, 3), dtype=np.uint8), y=rng.integers(0, 32, 600), source=np.zeros(600, np.int8))
-    common = ["--epochs", "2", "--epoch-size", "512", "--batch", "64"]
+    common = ["--epochs", "3", "--epoch-size", "512", "--batch", "64", "--average-from", "1"]
 
     def run(name: str, *extra: str) -> dict[str, object]:
         args = train.parse([str(crops), *common, "--checkpoint", str(tmp_path / name / "ck.pt"), "--out", str(tmp_path / name / "m.onnx"), *extra])
@@ -132,5 +132,25 @@ def test_a_training_run_stopped_and_resumed_ends_as_one_that_never_stopped(tmp_p
     resumed_args = train.parse(["--resume", "--checkpoint", str(tmp_path / "stopped" / "ck.pt")])
     train.run(resumed_args, tmp_path / "stopped" / "ck.pt", tmp_path / "stopped" / "m.onnx")
     resumed = torch.load(tmp_path / "stopped" / "ck.pt", weights_only=False)
-    assert resumed["run"]["epoch"] == 2
+    assert resumed["run"]["epoch"] == 3
     assert all(torch.equal(whole["model"][k], resumed["model"][k]) for k in whole["model"])
+    assert whole["run"]["averaged"] == resumed["run"]["averaged"] == 2  # the ends of epochs 2 and 3
+    assert all(torch.equal(whole["average"][k], resumed["average"][k]) for k in whole["average"])
+    assert any(not torch.equal(whole["average"][k], v) for k, v in whole["model"].items() if v.is_floating_point())
+
+
+def test_the_running_mean_of_weights_averages_floats_and_keeps_the_last_counts() -> None:
+    torch = pytest.importorskip("torch")
+    from models.board.net import CellNet
+    from models.board.train import running_mean
+
+    models = [CellNet(width=0.5) for _ in range(3)]
+    for k, model in enumerate(models):
+        for tensor in model.state_dict().values():
+            tensor.fill_(k) if tensor.is_floating_point() else tensor.fill_(10 * k)
+    average = None
+    for count, model in enumerate(models):
+        average = running_mean(average, model, count)
+    assert average is not None
+    assert all(torch.allclose(v, torch.ones_like(v)) for v in average.values() if v.is_floating_point())  # (0+1+2)/3
+    assert all(int(v.max()) == 20 for v in average.values() if not v.is_floating_point())

@@ -16,7 +16,11 @@ every ``--save-every`` seconds, with its log (``training_run/train.log``) and ea
 (``training_run/board_cells.onnx``; the committed models are left alone). ``--resume`` goes on from
 the checkpoint with its own settings and data, as if it had not stopped; ``--grow`` adds, at each
 epoch's start, the shards rendered since (the cache may be built while the run trains); ``--stop-after
-S`` stops it, saved, after S seconds (a session's end). The log counts the CPU hours spent.
+S`` stops it, saved, after S seconds (a session's end). The log counts the CPU hours spent. ``--average-from E``
+keeps the running mean of the weights at the end of each epoch after the E-th (the schedule's tail), exported as
+``board_cells_average.onnx`` beside each epoch's model and measured on the check shards too: one epoch's weights
+may sit on a knife's edge for a class (the photos' blanks swung from 18 to 57 of 57 between epochs), their mean
+less so.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from rules_core.alphabet import LETTERS
 from vision.board.labels import INDEX
 
 from . import crop_cache
-from .checkpoint import RunState, generator_at, restore, save, settings_of
+from .checkpoint import RunState, average_of, generator_at, restore, save, settings_of
 from .export import export
 from .net import CellNet
 
@@ -117,6 +121,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
                         f"{RUN / 'board_cells.onnx'}, the committed one untouched)")
     parser.add_argument("--seed", type=int, default=SEED, help="weights, draws and augmentation (another seed: a model trained apart)")
     parser.add_argument("--width", type=float, default=1.0, help="channels per layer, times the committed network's")
+    parser.add_argument("--average-from", type=int, default=0, help="average the weights at the ends of the epochs after "
+                        "this one (0: none); on --resume of a checkpoint started without it, this value")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--device", default="cpu", help='"cuda" to train on a GPU')
     args = parser.parse_args(argv)
@@ -153,8 +159,11 @@ def run(args: argparse.Namespace, checkpoint: Path | None, out: Path) -> None:
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.epochs * steps_per_epoch)
     settings = {k: v for k, v in vars(args).items() if k not in ("resume", "grow", "threads", "device", "save_every", "stop_after")}
     state = RunState(settings, data, epoch_rng=np.random.default_rng(args.seed + 1).bit_generator.state)
+    average = None
     if args.resume and checkpoint:
         state = restore(checkpoint, model, optimiser, schedule, gen)
+        average = average_of(checkpoint)
+        state.settings.setdefault("average_from", args.average_from)  # a run started before it keeps it from now on
         note(state, checkpoint, f"resumed at epoch {state.epoch + 1} step {state.step} ({len(data)} data files)")
         state.data = data  # where this machine keeps them
     note(state, checkpoint, f"{len(train)} train crops ({int((source[train] == 1).sum())} real), checks "
@@ -168,7 +177,7 @@ def run(args: argparse.Namespace, checkpoint: Path | None, out: Path) -> None:
         state.cpu_seconds += time.process_time() - clock["cpu"]
         clock["cpu"], clock["saved"] = time.process_time(), time.time()
         if checkpoint:
-            save(checkpoint, state, model, optimiser, schedule, gen)
+            save(checkpoint, state, model, optimiser, schedule, gen, average)
 
     def keep(step: int) -> bool:
         """Save now and then; False when the run must stop (state saved)."""
@@ -200,8 +209,25 @@ def run(args: argparse.Namespace, checkpoint: Path | None, out: Path) -> None:
         cpu = state.cpu_seconds + time.process_time() - clock["cpu"]
         note(state, checkpoint, f"epoch {state.epoch}/{args.epochs}: loss {loss:.4f} {measured} cpu {cpu / 3600:.2f} h")
         export(copy.deepcopy(model).cpu(), out)  # each epoch's: a run stopped early leaves its last
+        if args.average_from and state.epoch > args.average_from:
+            average, state.averaged = running_mean(average, model, state.averaged), state.averaged + 1
+            averaged = copy.deepcopy(model)
+            averaged.load_state_dict(average)
+            measured = " ".join(f"{k} {measure(averaged, torch.from_numpy(cx).permute(0, 3, 1, 2).to(device), torch.from_numpy(cy).to(device))}"
+                                for k, (cx, cy) in checks_xy.items())
+            note(state, checkpoint, f"average of epochs {args.average_from + 1}-{state.epoch}: {measured}")
+            export(averaged.cpu(), out.with_name(f"{out.stem}_average{out.suffix}"))
         checkpoint_now()
     note(state, checkpoint, f"exported {out}")
+
+
+def running_mean(average: dict[str, torch.Tensor] | None, model: CellNet, count: int) -> dict[str, torch.Tensor]:
+    """The mean of ``count`` state dicts (``average``) and the model's: weights and batch-norm statistics averaged,
+    whole numbers (batches counted) the model's."""
+    now = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    if average is None or count == 0:
+        return now
+    return {k: average[k] + (v - average[k]) / (count + 1) if v.is_floating_point() else v for k, v in now.items()}
 
 
 def draw_weights(source: np.ndarray, real_weight: float, real_share: float = 0.0) -> np.ndarray:
