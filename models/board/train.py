@@ -204,8 +204,7 @@ def run(args: argparse.Namespace, checkpoint: Path | None, out: Path) -> None:
             note(state, checkpoint, f"stopped at epoch {state.epoch + 1} step {state.step}; resume with --resume")
             return
         state.epoch, state.step, state.epoch_rng = state.epoch + 1, 0, rng.bit_generator.state
-        measured = " ".join(f"{k} {measure(model, torch.from_numpy(cx).permute(0, 3, 1, 2).to(device), torch.from_numpy(cy).to(device))}"
-                            for k, (cx, cy) in checks_xy.items())
+        measured = measure_checks(model, checks_xy, device)
         cpu = state.cpu_seconds + time.process_time() - clock["cpu"]
         note(state, checkpoint, f"epoch {state.epoch}/{args.epochs}: loss {loss:.4f} {measured} cpu {cpu / 3600:.2f} h")
         export(copy.deepcopy(model).cpu(), out)  # each epoch's: a run stopped early leaves its last
@@ -213,9 +212,8 @@ def run(args: argparse.Namespace, checkpoint: Path | None, out: Path) -> None:
             average, state.averaged = running_mean(average, model, state.averaged), state.averaged + 1
             averaged = copy.deepcopy(model)
             averaged.load_state_dict(average)
-            measured = " ".join(f"{k} {measure(averaged, torch.from_numpy(cx).permute(0, 3, 1, 2).to(device), torch.from_numpy(cy).to(device))}"
-                                for k, (cx, cy) in checks_xy.items())
-            note(state, checkpoint, f"average of epochs {args.average_from + 1}-{state.epoch}: {measured}")
+            note(state, checkpoint, f"average of epochs {args.average_from + 1}-{state.epoch}: "
+                 f"{measure_checks(averaged, checks_xy, device)}")
             export(averaged.cpu(), out.with_name(f"{out.stem}_average{out.suffix}"))
         checkpoint_now()
     note(state, checkpoint, f"exported {out}")
@@ -293,6 +291,12 @@ def train_steps(model: CellNet, optimiser: torch.optim.Optimizer, schedule: torc
         if not keep(step + 1):
             return total / max(1, step + 1 - first), False
     return total / max(1, steps - first), True
+
+
+def measure_checks(model: CellNet, checks: dict[str, tuple[np.ndarray, np.ndarray]], device: torch.device) -> str:
+    """``measure`` on each check set (crops N x 40 x 40 x 3 uint8, classes), named, in one line."""
+    return " ".join(f"{name} {measure(model, torch.from_numpy(x).permute(0, 3, 1, 2).to(device), torch.from_numpy(y).to(device))}"
+                    for name, (x, y) in checks.items())  # fmt: skip
 
 
 def measure(model: CellNet, x: torch.Tensor, y: torch.Tensor) -> str:

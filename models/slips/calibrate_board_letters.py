@@ -16,8 +16,6 @@ decision that the board without it does not and leaves the arbiter the least wor
 from __future__ import annotations
 
 import argparse
-import json
-import pickle
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -34,6 +32,7 @@ from vision.slips.synthetic import drawn
 
 from .calibrate_grid import BoardRead, _scores, outcomes
 from .calibrate_letters import MISSPELT_SHARE, SILENT_PRICE, pick_letter_sure
+from .calibration_files import cached, record_choice
 from .cases import Capture, make_cases, writers_for
 from .phone import PhoneCapture
 
@@ -88,21 +87,12 @@ def main() -> None:
     grid = committed_grid_reading()
     accept = grid.thresholds.grid_accept or grid.thresholds.accept  # as ``SlipReader`` decides a board
     base = replace(grid.thresholds, accept=accept, invalid=accept)
-    if args.cache and args.cache.exists():
-        reads, misspelt = pickle.loads(args.cache.read_bytes())
-    else:
-        reads, misspelt = read_boards(grid, lexicon, args.count)
-        if args.cache:
-            args.cache.write_bytes(pickle.dumps((reads, misspelt)))
+    reads, misspelt = cached(args.cache, lambda: read_boards(grid, lexicon, args.count))
     chosen, counts = choose(reads, misspelt, grid, base, lexicon)
-    record = json.loads(args.out.read_text(encoding="utf-8"))
-    record["letter_sure"] = chosen
-    record["letters_calibration"] = {
+    record_choice(args.out, {"letter_sure": chosen, "letters_calibration": {
         "boards": len(reads), "misspelt_boards": sum(misspelt), **counts,
         "made_by": f"python -m models.slips.calibrate_board_letters --count {args.count}",
-    }  # fmt: skip
-    args.out.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(json.dumps(record, indent=1, ensure_ascii=False))
+    }})  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -17,8 +17,6 @@ acceptance the strictest value stops, the fewest right ones sent to the arbiter.
 from __future__ import annotations
 
 import argparse
-import json
-import pickle
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -31,6 +29,7 @@ from rules_core.lexicon import Lexicon
 from vision.slips.decoder import THRESHOLDS_FILE, Thresholds, lays_a_blank
 from vision.slips.reader import SlipReader
 
+from .calibration_files import cached, record_choice
 from .cases import Case, judge, make_cases, positions, writers_for
 from .phone import PhoneCapture
 
@@ -109,21 +108,13 @@ def main() -> None:
     args = parser.parse_args()
     lexicon = Lexicon.load(LEXICON)
     base = Thresholds.load(args.out)
-    if args.cache and args.cache.exists():
-        read, found = pickle.loads(args.cache.read_bytes())
-    else:
-        read, found = read_all(SlipReader(lexicon, thresholds=replace(base, circled_sure=0.0)), lexicon, args.count)
-        if args.cache:
-            args.cache.write_bytes(pickle.dumps((read, found)))
+    reader = SlipReader(lexicon, thresholds=replace(base, circled_sure=0.0))
+    read, found = cached(args.cache, lambda: read_all(reader, lexicon, args.count))
     chosen, counts = choose(found)
-    record = json.loads(args.out.read_text(encoding="utf-8"))
-    record["circled_sure"] = chosen
-    record["circled_calibration"] = {
+    record_choice(args.out, {"circled_sure": chosen, "circled_calibration": {
         "slips": read, "accepted_with_a_blank": len(found), **counts,
         "made_by": f"python -m models.slips.calibrate_circled --count {args.count}",
-    }  # fmt: skip
-    args.out.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(json.dumps(record, indent=1, ensure_ascii=False))
+    }})  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -21,13 +21,11 @@ slip's board is not among them: its two readers must agree (``absolute.agreed``)
 from __future__ import annotations
 
 import argparse
-import json
-import pickle
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import numpy as np
 
@@ -38,6 +36,7 @@ from vision.slips.glyphs import check_letters, default_glyph_recognizer
 from vision.slips.lineimage import prepare_line
 from vision.slips.reader import SlipReader
 
+from .calibration_files import cached, record_choice
 from .cases import Case, Outcome, judge, make_cases, writers_for
 from .phone import PhoneCapture
 
@@ -52,6 +51,7 @@ SETS: Final = (("real-calibration", 8002, False, False), ("unipen-calibration", 
                ("real-calibration", 8016, True, True))  # fmt: skip
 CHOICES: Final = (0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 0.98, 0.99)
 ZERO_CHOICES: Final = (0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.999, 1.0)  # ``Thresholds.zero_against``; 1.0: off
+Choice = TypeVar("Choice")  # what a calibration chooses: a threshold, or a pair of them
 SILENT_PRICE: Final = 10.0  # flags an arbiter would rather see than one wrong score nobody sees
 MISSPELT_SHARE: Final = 0.03  # of a round's slips, a play with a letter written wrong
 
@@ -155,36 +155,34 @@ def choose(reads: list[LineRead], scored: list[Scored | None], base: Thresholds,
     (see the module), the surer ``letter_sure`` and the laxer ``zero_against`` on a tie, with the counts behind it
     and behind both rules off."""
     tally = tally_of(reads, scored, lexicon)
-    off = tally(replace(base, letter_sure=0.0, zero_against=1.0))
-    kept, best = (0.0, 1.0), off
-    for sure in CHOICES:
-        for against in ZERO_CHOICES:
-            counts = tally(replace(base, letter_sure=sure, zero_against=against))
-            bought = len(counts["wrong"] - off["wrong"])
-            print(f"letter_sure {sure} zero_against {against}: {counts['right']} right, {counts['flagged']} flagged, "
-                  f"{counts['silent']} silent ({bought} bought), arbiter's work {counts['work']:.4f} a slip",
-                  file=sys.stderr, flush=True)  # fmt: skip
-            if bought == 0 and (counts["work"], -sure, against) <= (best["work"], -kept[0], kept[1]):
-                kept, best = (sure, against), counts
-    keys = ("right", "flagged", "silent")
-    return kept, {**{k: best[k] for k in keys}, **{f"{k}_without": off[k] for k in keys}}
+    pairs = [(sure, against) for sure in CHOICES for against in ZERO_CHOICES]
+    return pick_least_work(lambda pair: tally(replace(base, letter_sure=pair[0], zero_against=pair[1])), pairs,
+                           (0.0, 1.0), lambda pair: f"letter_sure {pair[0]} zero_against {pair[1]}")  # fmt: skip
 
 
 def pick_letter_sure(tally: Callable[[float], dict[str, Any]]) -> tuple[float, dict[str, Any]]:
     """The ``CHOICES`` value whose decisions buy no silent error the rule's absence does not make and leave the
     arbiter the least work; ``tally(sure)``: right, flagged, silent, work and the indices of the silent errors
     (``wrong``) at that value (0: the rule off). Also the counts with and without it."""
-    off = tally(0.0)
-    kept, best = 0.0, off
-    for sure in CHOICES:
-        counts = tally(sure)
-        bought = len(counts["wrong"] - off["wrong"])
-        print(f"letter_sure {sure}: {counts['right']} right, {counts['flagged']} flagged, {counts['silent']} silent "
+    return pick_least_work(tally, CHOICES, 0.0, lambda sure: f"letter_sure {sure}")
+
+
+def pick_least_work(tally: Callable[[Choice], dict[str, Any]], choices: Sequence[Choice], off: Choice,
+                    describe: Callable[[Choice], str]) -> tuple[Choice, dict[str, Any]]:  # fmt: skip
+    """Of ``choices``, the one whose decisions buy no silent error that ``off`` (the rules off) does not make and
+    leave the arbiter the least work, the later on a tie (``off`` if none does better); ``tally(choice)``: right,
+    flagged, silent, work and the indices of the silent errors (``wrong``). With the counts at it and at ``off``."""
+    without = tally(off)
+    kept, best = off, without
+    for choice in choices:
+        counts = tally(choice)
+        bought = len(counts["wrong"] - without["wrong"])
+        print(f"{describe(choice)}: {counts['right']} right, {counts['flagged']} flagged, {counts['silent']} silent "
               f"({bought} bought), arbiter's work {counts['work']:.4f} a slip", file=sys.stderr, flush=True)  # fmt: skip
         if bought == 0 and counts["work"] <= best["work"]:
-            kept, best = sure, counts
+            kept, best = choice, counts
     keys = ("right", "flagged", "silent")
-    return kept, {**{k: best[k] for k in keys}, **{f"{k}_without": off[k] for k in keys}}
+    return kept, {**{k: best[k] for k in keys}, **{f"{k}_without": without[k] for k in keys}}
 
 
 def main() -> None:
@@ -196,22 +194,13 @@ def main() -> None:
     lexicon = Lexicon.load(LEXICON)
     base = Thresholds.load(args.out)
     reader = SlipReader(lexicon, thresholds=replace(base, letter_sure=0.0, zero_against=1.0))
-    if args.cache and args.cache.exists():
-        reads = pickle.loads(args.cache.read_bytes())
-    else:
-        reads = read_all(reader, lexicon, args.count)
-        if args.cache:
-            args.cache.write_bytes(pickle.dumps(reads))
+    reads = cached(args.cache, lambda: read_all(reader, lexicon, args.count))
     scored = with_letters(reads, reader, lexicon)
     (chosen, against), counts = choose(reads, scored, base, lexicon)
-    record = json.loads(args.out.read_text(encoding="utf-8"))
-    record["letter_sure"], record["zero_against"] = chosen, against
-    record["letters_calibration"] = {
+    record_choice(args.out, {"letter_sure": chosen, "zero_against": against, "letters_calibration": {
         "slips": len(reads), "misspelt_slips": sum(r.case.kind == "misspelt" for r in reads), **counts,
         "made_by": f"python -m models.slips.calibrate_letters --count {args.count}",
-    }  # fmt: skip
-    args.out.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(json.dumps(record, indent=1, ensure_ascii=False))
+    }})  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -38,8 +38,9 @@ or a letter read surely that the word lacks): the nearest legal play is no readi
 (``Scored.letters``), is scored 0 as written (D.III.25), one less sure goes to the arbiter; and a reading is scored 0
 only where the writing so rules out the likeliest legal play (``_plays_ruled_out``). A play laying a blank of the rack
 is accepted only where its circled letters are read with ``circled_sure`` (``Scored.circled``): nothing but the circle
-says which letter a blank stands for, and another letter often makes a word too (D.III.20.3). ``letter_sure`` is set
-by ``models/slips/calibrate_letters.py``, ``circled_sure`` by ``models/slips/calibrate_circled.py``, the other thresholds (``models/slips/thresholds.json``) by
+says which letter a blank stands for, and another letter often makes a word too (D.III.20.3). ``letter_sure`` and
+``zero_against`` are set by ``models/slips/calibrate_letters.py``, ``circled_sure`` by
+``models/slips/calibrate_circled.py``, the other thresholds (``models/slips/thresholds.json``) by
 ``models/slips/calibrate.py``, on calibration slips written by hands used neither in training nor by the benchmark.
 """
 
@@ -129,6 +130,11 @@ class Thresholds:
         """Whether a play's circled letters are written so surely: each read with ``circled_sure`` or more by both
         networks (``Scored.circled``); True where they were not read one by one (None) or the rule is off."""
         return self.circled_sure <= 0.0 or circled is None or circled.get(play, 0.0) >= self.circled_sure
+
+    def may_overrule(self, play_probability: float) -> bool:
+        """Whether the writing may overrule a legal play this likely into a 0 as written: below ``zero_against``,
+        always where it is 1.0 (off; a posterior rounds to 1.0)."""
+        return self.zero_against >= 1.0 or play_probability < self.zero_against
 
     def read_as_written(self, glyphs: float) -> bool:
         """Whether a reading may be scored 0 as written: with the glyph path on (``glyph_accept``), only where
@@ -514,7 +520,7 @@ def _written_otherwise(scored: Scored, reading: str, shown: tuple[Option, ...], 
     both networks misreading one letter the same way is the likelier story (``zero_against``: ``5C rOLLARA``, read
     ``rOLLARI`` surely by both, is no 0); it goes to the arbiter otherwise."""
     confidence = min(scored.letters, default=0.0)
-    if not limits.written_surely(scored.letters) or play_probability >= limits.zero_against:
+    if not limits.written_surely(scored.letters) or not limits.may_overrule(play_probability):
         return Decision(reading, None, None, "flagged", ("illegible",), confidence, shown)
     written = Option("reading", unseparated(scored.raw), None, confidence)
     return _decide_reading(written, reading, shown, board, rack, lexicon, limits, surely=True)
