@@ -35,10 +35,12 @@ def scanned(app: Flask, game_id: str, player: str, notation: str) -> None:
 
 
 def flagged(app: Flask, game_id: str, item_id: str, flags: tuple[str, ...], reading: str = "",
-            player: str | None = None, top: str | None = None) -> ReviewItem:  # fmt: skip
-    """A slip waiting in the review queue, as the reader flags it (no reading needed here)."""
+            player: str | None = None, top: str | None = None,
+            likely: tuple[dict[str, Any], ...] = ()) -> ReviewItem:  # fmt: skip
+    """A slip waiting in the review queue, as the reader flags it (no reading needed here); its likely plays are
+    ``likely``, else ``top`` alone."""
     proposal = proposal_for(flags, reading, top)
-    candidates = ({"play": top, "score": 22, "probability": 0.9, "kind": "play"},) if top else ()
+    candidates = likely or (({"play": top, "score": 22, "probability": 0.9, "kind": "play"},) if top else ())
     item = ReviewItem(item_id, PAGE, game_id, 1 if player else None, player, None, reading, flags, 0.9, candidates,
                       proposal.to_json() if proposal else None, "", "")  # fmt: skip
     return scan_service(app).queue.add(item)

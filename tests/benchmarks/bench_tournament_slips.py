@@ -15,9 +15,11 @@ tournament feeds them, twice:
 
 An arbiter settles every flagged slip with the truth. Per round and for rounds 1-5 and 6 on: correct slips (written
 as the rules ask) right without a flag, all slips right without a flag, flagged, silent errors (a wrong play or score
-accepted without a flag), the arbiter's proposal right on flagged slips, and the arbiter's seconds: ``KEY_SECONDS`` to
-confirm a flagged slip whose proposal (the reader's likeliest outcome) is what the arbiter decides, ``TYPE_SECONDS``
-to read the slip and type the play otherwise; an accepted slip costs none. Seconds are also given per 100 slips.
+accepted without a flag; of them, how many with a wrong score), the arbiter's proposal right on flagged slips, and the
+arbiter's seconds: ``KEY_SECONDS`` to confirm a flagged slip whose proposal (the reader's likeliest outcome) is what
+the arbiter decides, ``CHOOSE_SECONDS`` to find the play among the likely plays the panel lists and press its number
+(``Decision.options``, keys 1-5), ``TYPE_SECONDS`` to read the slip and type the play otherwise; an accepted slip
+costs none (also given without the number keys, as the panel was before them). Seconds are also given per 100 slips.
 Speed: CPU seconds per slip of each reading. Hash seeds are fixed (the process restarts itself with
 ``PYTHONHASHSEED=0``): the reader's ties between a play's written forms are broken in set order.
 """
@@ -52,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_slips import LEXICON  # noqa: E402
 
 KEY_SECONDS: Final = 3.0  # look at the crop and the proposal, confirm it with one key
+CHOOSE_SECONDS: Final = 5.0  # read the crop and the listed plays, press the number of the one written
 TYPE_SECONDS: Final = 12.0  # read the crop and type the play (about nine characters) or the score
 
 
@@ -64,11 +67,20 @@ class Outcome:
     right: bool
     silent: bool
     proposal_right: bool
+    listed: bool  # the play written is among the likely plays the panel lists (a number key enters it)
+    wrong_score: bool  # a silent error whose score is wrong too (not only the play's letters, as a blank's)
     seconds: float  # CPU seconds the reading took
     detail: str = ""  # a silent error: what was written and what was accepted
 
     @property
     def arbiter_seconds(self) -> float:
+        if not self.flagged:
+            return 0.0
+        return KEY_SECONDS if self.proposal_right else CHOOSE_SECONDS if self.listed else TYPE_SECONDS
+
+    @property
+    def arbiter_seconds_without_keys(self) -> float:
+        """As the panel was before its number keys: the proposal confirmed, or the play typed."""
         if not self.flagged:
             return 0.0
         return KEY_SECONDS if self.proposal_right else TYPE_SECONDS
@@ -85,10 +97,13 @@ def judge(slip: TournamentSlip, decision: Decision, seconds: float) -> Outcome:
         proposal = top.kind == "play" and top.text == slip.truth_play
     else:  # a mistake, scored 0: the arbiter confirms the flag's reason or the reading as written
         proposal = top.kind in ("unmarked_blank", "coordinate_order") or unseparated(top.text) == unseparated(slip.truth_play)
+    listed = bool(slip.truth_score) and any(o.kind == "play" and o.text == slip.truth_play for o in decision.options)
     silent = not flagged and not right
+    wrong_score = silent and decision.score != slip.truth_score
     detail = (f"round {slip.round} {slip.source}: written {slip.truth_play or '-'} ({slip.truth_score}), "
               f"accepted {decision.play or '-'} ({decision.score})") if silent else ""
-    return Outcome(slip.round, slip.source, slip.correct, flagged, right, silent, proposal, seconds, detail)
+    return Outcome(slip.round, slip.source, slip.correct, flagged, right, silent, proposal, listed, wrong_score,
+                   seconds, detail)  # fmt: skip
 
 
 Read = Callable[[TournamentSlip], Decision]
@@ -111,6 +126,7 @@ def figures(outcomes: Sequence[Outcome], players: int) -> dict[str, Any]:
     correct = [o for o in outcomes if o.correct]
     flagged = [o for o in outcomes if o.flagged]
     seconds = sum(o.arbiter_seconds for o in outcomes)
+    without_keys = sum(o.arbiter_seconds_without_keys for o in outcomes)
     rounds = len({o.round for o in outcomes})
     return {
         "slips": n,
@@ -119,9 +135,12 @@ def figures(outcomes: Sequence[Outcome], players: int) -> dict[str, Any]:
         "flagged": round(len(flagged) / max(1, n), 4),
         "silent_errors": sum(o.silent for o in outcomes),
         "silent_error_rate": round(sum(o.silent for o in outcomes) / max(1, n), 4),
+        "silent_errors_wrong_score": sum(o.wrong_score for o in outcomes),
         "proposal_right_of_flagged": round(sum(o.proposal_right for o in flagged) / max(1, len(flagged)), 4),
+        "listed_of_flagged": round(sum(o.proposal_right or o.listed for o in flagged) / max(1, len(flagged)), 4),
         "arbiter_seconds_per_round": round(seconds / max(1, rounds), 1),
         "arbiter_seconds_per_100_slips": round(100 * seconds / max(1, n), 1),
+        "arbiter_seconds_per_100_slips_without_number_keys": round(100 * without_keys / max(1, n), 1),
         "cpu_seconds_per_slip": round(sum(o.seconds for o in outcomes) / max(1, n), 4),
     }
 
@@ -186,7 +205,7 @@ def main() -> None:
         "players_by_source": {source: len({s.player for s in slips if s.source == source})
                               for source in sorted({s.source for s in slips})},  # fmt: skip
         "seed": args.seed,
-        "seconds_model": {"confirm_proposal": KEY_SECONDS, "type_play": TYPE_SECONDS},
+        "seconds_model": {"confirm_proposal": KEY_SECONDS, "choose_listed": CHOOSE_SECONDS, "type_play": TYPE_SECONDS},
         "tournament_made_in_seconds": round(made, 1),
         "without_learning": report(run(slips, plain, lambda s, d: None), players),
         "with_learning": report(run(slips, learning, arbiter), players),

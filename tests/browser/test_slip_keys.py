@@ -1,7 +1,10 @@
-"""The slips panel in a real browser: one key discards a page that is no slip (issue 67).
+"""The slips panel in a real browser: one key discards a page that is no slip (issue 67); one key enters the
+likely play of that number (issue 68).
 
 An uncut sheet, a blank page or a cover sheet scanned with the slips waited for the mouse. Now D asks, naming the
-page (its file and page number), and discards it once confirmed: nothing is entered, the scan is kept.
+page (its file and page number), and discards it once confirmed: nothing is entered, the scan is kept. A flagged
+slip whose proposal is wrong but whose play is among the likely plays listed needed the mouse and Enter, or typing:
+the key of its number enters it as the arbiter's correction.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from werkzeug.serving import make_server
 from webapp.services.shared import scan_service, services
 
 from ..test_scan_routing import scan_into
+from ..test_web_decisions import flagged, slip_of
 from ..web_helpers import ARBITER, PASSWORD, duplicate_game
 
 pytest_plugins = ["tests.conftest_web"]
@@ -35,6 +39,17 @@ def served(app: Flask) -> Iterator[str]:
     yield f"http://127.0.0.1:{server.port}"
     server.shutdown()
     thread.join(10)
+
+
+def logged_in(browser: Any, url: str, errors: list[str]) -> Any:
+    """A page of the panel, the arbiter logged in, its script errors kept in ``errors``."""
+    page = browser.new_page(viewport={"width": 1440, "height": 1000})
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(url)
+    page.fill("input[name=login]", ARBITER)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    return page
 
 
 def test_d_discards_a_page_that_is_no_slip_once_confirmed_and_keeps_the_scan(app: Flask, served: str, browser: Any,
@@ -55,13 +70,8 @@ def test_d_discards_a_page_that_is_no_slip_once_confirmed_and_keeps_the_scan(app
         asked.append(dialog.message)
         dialog.accept() if answer["accept"] else dialog.dismiss()
 
-    page = browser.new_page(viewport={"width": 1440, "height": 1000})
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    page = logged_in(browser, f"{served}/arbiter/g/{game_id}/papeletas", errors)
     page.on("dialog", on_dialog)
-    page.goto(f"{served}/arbiter/g/{game_id}/papeletas")
-    page.fill("input[name=login]", ARBITER)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
     expect(page.locator(f"#item-{item.id}")).to_be_visible(timeout=SETTLE_MS)
 
     page.keyboard.press("d")  # asked, and refused: nothing happens
@@ -77,3 +87,25 @@ def test_d_discards_a_page_that_is_no_slip_once_confirmed_and_keeps_the_scan(app
     assert scans.page_path(item.page) is not None  # the scan is kept
     assert errors == []
 
+
+
+def test_a_number_key_enters_the_likely_play_of_that_number_as_the_correction(app: Flask, served: str,
+                                                                             browser: Any) -> None:  # fmt: skip
+    from playwright.sync_api import expect
+
+    game_id = duplicate_game(app)  # round 1: H3 AMONEN 22, H4 MANEN 20
+    likely = ({"play": "H3 AMONEN", "score": 22, "probability": 0.6, "kind": "play"},
+              {"play": "H4 MANEN", "score": 20, "probability": 0.3, "kind": "play"})
+    item = flagged(app, game_id, "bea-0", ("illegible",), "H4 MAMEN", player="j2", top="H3 AMONEN", likely=likely)
+    errors: list[str] = []
+    page = logged_in(browser, f"{served}/arbiter/g/{game_id}/papeletas", errors)
+    expect(page.locator(f"#item-{item.id}")).to_be_visible(timeout=SETTLE_MS)
+    expect(page.locator(f"#item-{item.id} .candidates td.key")).to_have_text(["1", "2"])
+
+    page.keyboard.press("3")  # no third play listed: nothing happens
+    page.keyboard.press("2")
+    expect(page.locator("#no-items")).to_be_visible(timeout=SETTLE_MS)
+    resolved = scan_service(app).item(item.id)
+    assert resolved is not None and resolved.status == "corrected" and resolved.resolution["actor"] == ARBITER
+    assert slip_of(app, game_id, "j2") == ("H4 MANEN", 20)  # the second play, not the proposal
+    assert errors == []

@@ -1,5 +1,5 @@
-/* The slips panel: keys A (accept), C (correct), V (void), D (discard a page that is no slip, once confirmed),
-   J/K (next/previous); reload on news. A decision that would replace a stored slip takes the reason typed in its
+/* The slips panel: keys A (accept), C (correct), 1-5 (correct with the likely play of that number), V (void),
+   D (discard a page that is no slip, once confirmed), J/K (next/previous); reload on news. A decision that would replace a stored slip takes the reason typed in its
    item first. */
 (function () {
   "use strict";
@@ -22,6 +22,15 @@
   function press(selector) {
     var button = items[selected] && items[selected].querySelector(selector);
     if (button && !button.disabled) { button.click(); }
+  }
+
+  /* The n-th likely play of the selected slip sent as its correction, as a click on it and Enter would. */
+  function choose(n) {
+    var item = items[selected];
+    var button = item && item.querySelectorAll(".use-play")[n - 1];
+    if (!button) { return; }
+    item.querySelector(".act-play").value = button.getAttribute("data-play");
+    item.querySelector(".act-correct").click();
   }
 
   /* A discard, by key or by mouse, names the page and asks first (the scan is kept either way). */
@@ -65,6 +74,7 @@
       var input = items[selected] && items[selected].querySelector(".act-play");
       if (input) { event.preventDefault(); input.focus(); }
     }
+    else if (/^[1-9]$/.test(key)) { choose(Number(key)); }
     else if (key === "v") { press(".act-void"); }
     else if (key === "d") { press(".act-dismiss"); }
     else if (key === "j" || event.key === "ArrowDown") { event.preventDefault(); select(selected + 1); }
