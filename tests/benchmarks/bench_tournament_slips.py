@@ -72,18 +72,14 @@ class Outcome:
     seconds: float  # CPU seconds the reading took
     detail: str = ""  # a silent error: what was written and what was accepted
 
-    @property
-    def arbiter_seconds(self) -> float:
+    def arbiter_seconds(self, number_keys: bool = True) -> float:
+        """The arbiter's time on this slip; without ``number_keys``, as the panel was before them (the proposal
+        confirmed, or the play typed)."""
         if not self.flagged:
             return 0.0
-        return KEY_SECONDS if self.proposal_right else CHOOSE_SECONDS if self.listed else TYPE_SECONDS
-
-    @property
-    def arbiter_seconds_without_keys(self) -> float:
-        """As the panel was before its number keys: the proposal confirmed, or the play typed."""
-        if not self.flagged:
-            return 0.0
-        return KEY_SECONDS if self.proposal_right else TYPE_SECONDS
+        if self.proposal_right:
+            return KEY_SECONDS
+        return CHOOSE_SECONDS if number_keys and self.listed else TYPE_SECONDS
 
 
 def judge(slip: TournamentSlip, decision: Decision, seconds: float) -> Outcome:
@@ -125,8 +121,8 @@ def figures(outcomes: Sequence[Outcome], players: int) -> dict[str, Any]:
     n = len(outcomes)
     correct = [o for o in outcomes if o.correct]
     flagged = [o for o in outcomes if o.flagged]
-    seconds = sum(o.arbiter_seconds for o in outcomes)
-    without_keys = sum(o.arbiter_seconds_without_keys for o in outcomes)
+    seconds = sum(o.arbiter_seconds() for o in outcomes)
+    without_keys = sum(o.arbiter_seconds(number_keys=False) for o in outcomes)
     rounds = len({o.round for o in outcomes})
     return {
         "slips": n,

@@ -88,7 +88,6 @@ def test_d_discards_a_page_that_is_no_slip_once_confirmed_and_keeps_the_scan(app
     assert errors == []
 
 
-
 def test_a_number_key_enters_the_likely_play_of_that_number_as_the_correction(app: Flask, served: str,
                                                                              browser: Any) -> None:  # fmt: skip
     from playwright.sync_api import expect

@@ -24,13 +24,12 @@
     if (button && !button.disabled) { button.click(); }
   }
 
-  /* The n-th likely play of the selected slip sent as its correction, as a click on it and Enter would. */
+  /* The n-th likely play of the selected slip sent as its correction: a click on it, then C's button. */
   function choose(n) {
-    var item = items[selected];
-    var button = item && item.querySelectorAll(".use-play")[n - 1];
+    var button = items[selected] && items[selected].querySelectorAll(".use-play")[n - 1];
     if (!button) { return; }
-    item.querySelector(".act-play").value = button.getAttribute("data-play");
-    item.querySelector(".act-correct").click();
+    button.click();
+    press(".act-correct");
   }
 
   /* A discard, by key or by mouse, names the page and asks first (the scan is kept either way). */
