@@ -45,7 +45,7 @@ demo: $(INSTALLED)
 
 test: $(INSTALLED) test-packages
 	$(VENV)/bin/mypy
-	$(PYTHON) -m pytest -q
+	$(PYTHON) -m pytest -q -n 2 --dist loadfile  # two workers, a test file each: the machine's two cores
 
 bench: $(INSTALLED) bench-packages
 	$(PYTHON) tests/benchmarks/bench_rules.py

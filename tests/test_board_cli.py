@@ -37,16 +37,20 @@ def test_read_board_json_on_a_real_photo(capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_no_board_gives_found_false_with_a_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A batch answers each image on its own line, in order: a table without a board is
+    ``found: false`` with a reason, and does not spoil the board photo after it."""
     image = tmp_path / "mesa.png"
     rng = np.random.default_rng(1)
     cv2.imwrite(str(image), (rng.normal(0, 10, (540, 960, 3)) + 110).clip(0, 255).astype(np.uint8))
+    photo = SHARED / "data" / "boards_de" / "game02" / "image-5.jpg"
     batch = tmp_path / "lista.txt"
-    batch.write_text(f"{image}\n{image}\n", encoding="utf-8")
+    batch.write_text(f"{image}\n{photo}\n", encoding="utf-8")
     assert _run(["read-board", "--batch", str(batch)]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert len(lines) == 2
     assert lines[0]["found"] is False and lines[0]["reason"]
     assert lines[0]["cells"] is None
+    assert lines[1]["found"] is True and len(lines[1]["cells"]) == 15
 
 
 def test_unreadable_image_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

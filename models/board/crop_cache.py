@@ -47,7 +47,7 @@ def _render(name: str, seed: int, *extra: str, part: str = "train") -> Shard:
 def _shards() -> tuple[Shard, ...]:
     plain = [_render(f"t{i:02d}", 6900 + i) for i in range(1, 25)]
     blank_rich = [_render(f"b{i:02d}", 6950 + i, "--blanks", "0.12", "--keep-empty", "0.3") for i in range(1, 7)]
-    foreign = [_render(f"f{i:02d}", 6970 + i, "--foreign", "0.12") for i in range(1, 3)]
+    foreign = [_render(f"f{i:02d}", 6970 + i, "--foreign", "0.12") for i in range(1, 5)]  # f03-f04: the second run (width 1)
     mixed: list[Shard] = []
     for i, shard in enumerate(plain):  # a blank-rich or foreign shard after every third plain one
         mixed.append(shard)
@@ -71,22 +71,24 @@ def present(kind: str) -> list[Shard]:
     return [s for s in SHARDS if s.kind == kind and s.path.is_file()]
 
 
-def build(jobs: int) -> None:
-    """Render the missing shards, ``jobs`` at a time (each to a temporary name, renamed when done)."""
+def build(jobs: int, first: tuple[str, ...] = ()) -> None:
+    """Render the missing shards, ``jobs`` at a time (each to a temporary name, renamed when done), those named
+    in ``first`` before the others."""
     CACHE.mkdir(parents=True, exist_ok=True)
     run_shard_jobs([ShardJob(s.name, [sys.executable, "-m", "models.board.make_data", str(s.path.with_suffix(".partial.npz")),
                                       *s.options], s.path.with_suffix(".log"),
                              lambda s=s: s.path.with_suffix(".partial.npz").rename(s.path))
-                    for s in SHARDS if not s.path.is_file()], jobs)  # fmt: skip
+                    for s in sorted(SHARDS, key=lambda s: s.name not in first) if not s.path.is_file()], jobs)  # fmt: skip
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=("build", "status"))
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--first", default="", help="shards to render before the others, comma-separated (e.g. f01,f02)")
     args = parser.parse_args()
     if args.command == "build":
-        build(args.jobs)
+        build(args.jobs, tuple(filter(None, args.first.split(","))))
     for shard in SHARDS:
         size = f"{shard.path.stat().st_size / 1e6:.0f} MB" if shard.path.is_file() else "missing"
         print(f"{shard.name:15} {shard.kind:6} {size}")
