@@ -26,6 +26,7 @@ import numpy as np
 import torch
 
 from models.board.checkpoint import RunState, restore
+from vision.slips.tokens import TOKENS
 
 from . import from_onnx, line_cache, long_run
 from .crnn import CRNN
@@ -77,7 +78,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="*", help="line shards instead of the line cache's")
     long_run.add_options(parser, RUN / "lines.pt", RUN / "slip_recognizer.onnx")
-    parser.add_argument("--init", default=str(HERE / "slip_recognizer.onnx"), help="the recogniser fine-tuned")
+    parser.add_argument("--init", default=str(HERE / "slip_recognizer.onnx"),
+                        help='the recogniser fine-tuned, or "scratch": a new network of the base size, its own seed\'s weights')
     parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--epoch-size", type=int, default=64_000, help="lines drawn per epoch")
     parser.add_argument("--batch", type=int, default=32)
@@ -89,9 +91,12 @@ def parse(argv: list[str]) -> argparse.Namespace:
     return args
 
 
-def starting_network(init: Path, lines: Shards) -> CRNN:
-    """The recogniser ``init`` as PyTorch, its batch norms fitted on the first 256 training lines."""
-    model, biases = from_onnx.load(init)
+def starting_network(init: str, lines: Shards) -> CRNN:
+    """The recogniser ``init`` as PyTorch, its batch norms fitted on the first 256 training lines; ``"scratch"``: a new
+    network of the committed one's size (weights drawn from the run's seed)."""
+    if init == "scratch":
+        return CRNN.sized(len(TOKENS), "base")
+    model, biases = from_onnx.load(Path(init))
     samples = [lines.sample(i) for i in range(min(256, len(lines)))]
     from_onnx.fit_norms(model, biases, [collate(samples[i : i + 32])[0] for i in range(0, len(samples), 32)])
     return model
@@ -123,7 +128,7 @@ def run(args: argparse.Namespace) -> None:
     if args.resume:  # a network shaped as the saved one (the recogniser it started from may be elsewhere or changed)
         model = CRNN.from_state(torch.load(checkpoint, weights_only=False)["model"])
     else:
-        model = starting_network(Path(args.init), lines[0])
+        model = starting_network(args.init, lines[0])
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epoch_size // args.batch
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.epochs * steps, pct_start=0.1)
