@@ -14,6 +14,8 @@ import pytest
 from tests.conftest import SHARED
 from webapp.cli.board import add_board_commands
 
+PHOTO = SHARED / "data" / "boards_de" / "game02" / "image-5.jpg"  # a held-out game's photo
+
 
 def _run(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="veedor")
@@ -23,10 +25,9 @@ def _run(argv: list[str]) -> int:
 
 
 def test_read_board_json_on_a_real_photo(capsys: pytest.CaptureFixture[str]) -> None:
-    photo = SHARED / "data" / "boards_de" / "game02" / "image-5.jpg"
-    if not photo.exists():
-        pytest.fail(f"test data missing: {photo}")
-    assert _run(["read-board", str(photo), "--json", "--turn", "0"]) == 0
+    if not PHOTO.exists():
+        pytest.fail(f"test data missing: {PHOTO}")
+    assert _run(["read-board", str(PHOTO), "--json", "--turn", "0"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["found"] is True
     assert len(out["corners"]) == 4
@@ -42,9 +43,8 @@ def test_no_board_gives_found_false_with_a_reason(tmp_path: Path, capsys: pytest
     image = tmp_path / "mesa.png"
     rng = np.random.default_rng(1)
     cv2.imwrite(str(image), (rng.normal(0, 10, (540, 960, 3)) + 110).clip(0, 255).astype(np.uint8))
-    photo = SHARED / "data" / "boards_de" / "game02" / "image-5.jpg"
     batch = tmp_path / "lista.txt"
-    batch.write_text(f"{image}\n{photo}\n", encoding="utf-8")
+    batch.write_text(f"{image}\n{PHOTO}\n", encoding="utf-8")
     assert _run(["read-board", "--batch", str(batch)]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert len(lines) == 2

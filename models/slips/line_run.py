@@ -1,7 +1,8 @@
 """A long run of the line recogniser on the CPU (issue 68): ``python -m models.slips.line_run``.
 
 Fine-tunes the committed recogniser (``from_onnx``: ``slip_recognizer.onnx`` back as a ``CRNN``, its batch norms
-fitted on the first lines so that training starts where the committed model is) on the line cache (``line_cache``:
+fitted on the first lines so that training starts where the committed model is), or with ``--init scratch`` trains a
+new network of the same size from the run's seed, on the line cache (``line_cache``:
 lines by the training writers only, drawn once outside the work tree), as ``train`` does: CTC loss, gradients
 clipped at 5, AdamW, a one-cycle rate (a tenth of it rising) over ``--epochs`` of ``--epoch-size`` lines drawn at
 random from the shards present, a batch of lines of similar width (``BUCKET`` batches' lines sorted by width). After
