@@ -74,13 +74,15 @@ def test_d_discards_a_page_that_is_no_slip_once_confirmed_and_keeps_the_scan(app
     page.on("dialog", on_dialog)
     expect(page.locator(f"#item-{item.id}.selected")).to_be_visible(timeout=SETTLE_MS)  # the keys are bound
 
-    page.keyboard.press("d")  # asked, and refused: nothing happens
+    with page.expect_event("dialog", timeout=SETTLE_MS):  # the question reaches the test before it looks
+        page.keyboard.press("d")  # asked, and refused: nothing happens
     expect(page.locator(f"#item-{item.id}")).to_be_visible()
     assert len(asked) == 1 and "página 1 de «portada.png»" in asked[0] and "el escaneo se conserva" in asked[0]
     assert scans.item(item.id).status == "pending"
 
     answer["accept"] = True
-    page.keyboard.press("d")  # one key, confirmed
+    with page.expect_event("dialog", timeout=SETTLE_MS):
+        page.keyboard.press("d")  # one key, confirmed
     expect(page.locator("#no-items")).to_be_visible(timeout=SETTLE_MS)
     assert len(asked) == 2 and scans.item(item.id).status == "dismissed"
     assert scans.pending(game_id) == [] and services(app).games.duplicate(game_id).round(1).slips == {}
