@@ -71,6 +71,7 @@ class Read:
     log_probs: list[np.ndarray] | None  # the play line's, then each view's (``VIEWS`` order)
     round_scored: list[tuple[str, float, bool]] | None
     prepared: np.ndarray | None = None  # the play line as the recogniser reads it (float16), for the glyphs
+    second: list[np.ndarray] | None = None  # a second recogniser's on the same views (``SlipReader.second``)
 
 
 # an outcome decided without thresholds, its lead in nats, confirmed, its characters read one by one (lowest)
@@ -86,14 +87,16 @@ def read_all(reader: SlipReader, lexicon: Lexicon, count: int, sets: tuple[str, 
             fixed = (position.board, position.rack)
             found = reader.read_slip(case.scan, lambda _: fixed, (), ROUNDS, current=case.round)
             result = found[0] if found else None
-            log_probs, line = None, None
+            log_probs, line, second = None, None, None
             if result is not None and result.line is not None:
                 prepared = prepare_line(result.line)
                 views = [prepared] + variants(prepared, len(VIEWS))
                 log_probs = [reader.recognizer.log_probs(v) for v in views]
                 line = prepared.astype(np.float16)
+                if reader.second is not None:
+                    second = [reader.second.log_probs(v) for v in views]
             kept = replace(case, scan=np.zeros((0, 0), np.uint8))  # the scan is not needed again
-            reads.append(Read(kept, log_probs, result.round_scored if result else None, line))
+            reads.append(Read(kept, log_probs, result.round_scored if result else None, line, second))
     return reads
 
 
@@ -106,8 +109,9 @@ def above(wrong: list[float], allowed: int, floor: float) -> float:
 
 
 def score_all(reads: list[Read], lexicon: Lexicon, count: int, glyphs: GlyphRecognizer | None = None) -> list[Scored | None]:
-    """Each slip's play line scored on its first ``count`` views (the line itself first), its likeliest plays
-    read glyph by glyph too with ``glyphs`` (``glyphs.check_plays``)."""
+    """Each slip's play line scored on its first ``count`` views (the line itself first), and on as many of a
+    second recogniser's where the reads hold them, its likeliest plays read glyph by glyph too with ``glyphs``
+    (``glyphs.check_plays``)."""
     cache = CandidateCache()
     out: list[Scored | None] = []
     for read in reads:
@@ -116,7 +120,8 @@ def score_all(reads: list[Read], lexicon: Lexicon, count: int, glyphs: GlyphReco
             continue
         position = Position.from_cgp(read.case.cgp)
         cands = cache.get(position.board, position.rack, lexicon)
-        scored = score_line(read.log_probs[0], cands, views=read.log_probs[1:count])
+        views = read.log_probs[1:count] + (read.second[:count] if read.second else [])
+        scored = score_line(read.log_probs[0], cands, views=views)
         if glyphs is not None and read.prepared is not None:
             prepared = read.prepared.astype(np.float32)
             scored = replace(scored, glyphs=check_plays(glyphs, prepared, read.log_probs[0], scored, cands))
@@ -210,9 +215,9 @@ def _splits(allowed: int) -> list[tuple[int, int]]:
 
 def cached_reads(reader: SlipReader, lexicon: Lexicon, count: int, cache: Path | None,
                  sets: tuple[str, ...] = SETS) -> list[Read]:  # fmt: skip
-    """``read_all``, kept in ``cache`` for the same model file and count."""
-    model = getattr(reader.recognizer, "model_path", None)
-    key = hashlib.sha256(Path(model).read_bytes()).hexdigest() if model else ""
+    """``read_all``, kept in ``cache`` for the same model files and count."""
+    models = [getattr(r, "model_path", None) for r in (reader.recognizer, reader.second) if r is not None]
+    key = "+".join(hashlib.sha256(Path(m).read_bytes()).hexdigest() if m else "" for m in models)
     if cache is not None and cache.exists():
         stored = pickle.loads(cache.read_bytes())
         if stored["model"] == key and stored["count"] == count and tuple(stored.get("sets", SETS)) == sets:
@@ -233,6 +238,8 @@ def main() -> None:
     parser.add_argument("--sets", default=",".join(SETS), help="calibration sets (cases.writers_for), comma-separated")
     parser.add_argument("--cache", type=Path, help="keep the reads here (reused for the same model)")
     parser.add_argument("--model", type=Path, help="recogniser ONNX model (default: the committed one)")
+    parser.add_argument("--second", type=Path, help="a second line recogniser read together with the first "
+                        "(SlipReader.second), on trial")
     parser.add_argument("--glyphs", type=Path, default=GLYPH_MODEL,
                         help="glyph classifier ONNX model (glyphs.GLYPH_MODEL); a missing file: no glyph path")
     parser.add_argument("--out", type=Path, default=THRESHOLDS_FILE)
@@ -240,7 +247,8 @@ def main() -> None:
     lexicon = Lexicon.load(LEXICON)
     base = Thresholds.load()
     recognizer = Recognizer(args.model) if args.model else default_recognizer()
-    reader = SlipReader(lexicon, recognizer, thresholds=replace(base, variants=1))
+    second = Recognizer(args.second) if args.second else None
+    reader = SlipReader(lexicon, recognizer, thresholds=replace(base, variants=1), second=second)
     glyphs = GlyphRecognizer(args.glyphs) if args.glyphs.exists() else None
     sets = tuple(args.sets.split(","))
     reads = cached_reads(reader, lexicon, args.count, args.cache, sets)
@@ -279,7 +287,8 @@ def main() -> None:
         "wrong_let_through_on_calibration": trials[key][2],
         "correct_right_without_flag_by_set": by_set[key],
         "made_by": f"python -m models.slips.calibrate --count {args.count} --rate {args.rate} "
-                   f"--field-rate {args.field_rate} --sets {args.sets}" + ("" if glyphs else " (no glyphs)"),
+                   f"--field-rate {args.field_rate} --sets {args.sets}" + ("" if glyphs else " (no glyphs)")
+                   + (f" --second {args.second}" if args.second else ""),
     }
     args.out.write_text(json.dumps(record, indent=1) + "\n")
     print(json.dumps(record, indent=1))

@@ -277,6 +277,8 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--model", type=Path, help="line recogniser ONNX model (default: the committed one); "
                         "the committed glyph classifier and board readers read with it")
+    parser.add_argument("--second", type=Path, help="a second line recogniser on trial, read together with the first "
+                        "(SlipReader.second); give the thresholds calibrated for the pair")
     parser.add_argument("--thresholds", type=Path, help="the decoder's thresholds (default: the committed ones)")
     parser.add_argument("--glyphs", type=Path, help="glyph classifier ONNX model on trial (default: the committed one)")
     parser.add_argument("--seed-offset", type=int, default=0,
@@ -287,7 +289,8 @@ def main() -> None:
     # a line recogniser on trial reads with the committed glyph classifier and board readers, as it would if kept
     trial = Recognizer(args.model) if args.model else None
     glyph_reader = GlyphRecognizer(args.glyphs) if args.glyphs else default_glyph_recognizer()
-    reader = SlipReader(lexicon, trial, thresholds, committed_grid_reading(), glyph_reader)
+    second = Recognizer(args.second) if args.second else None
+    reader = SlipReader(lexicon, trial, thresholds, committed_grid_reading(), glyph_reader, second)
     report: dict[str, Any] = {}
     for name in args.sets.split(","):
         cases = cases_of(name, args.count, seed_of(name) + args.seed_offset, lexicon)

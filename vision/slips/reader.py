@@ -287,13 +287,17 @@ class SlipReader:
     one by one by ``glyphs`` too (the committed glyph classifier when the line recogniser is the committed
     one: a model on trial reads without it); the letters written on an absolute slip's board by ``grid``.
     Without ``grid``: the committed board recogniser when the line recogniser is the committed one too,
-    else the line recogniser and its thresholds (a model on trial reads both)."""
+    else the line recogniser and its thresholds (a model on trial reads both). ``second``: another line
+    recogniser on trial beside the first, read together at the level of whole readings (each written form's
+    log-probability the mean over both networks' views; its frames are never mixed with the first's, whose
+    CTC alignments differ); the first alone places the characters and writes the unconstrained reading."""
 
     def __init__(self, lexicon: Lexicon, recognizer: Recognizer | None = None,
                  thresholds: Thresholds | None = None, grid: GridReading | None = None,
-                 glyphs: GlyphRecognizer | None = None) -> None:  # fmt: skip
+                 glyphs: GlyphRecognizer | None = None, second: Recognizer | None = None) -> None:  # fmt: skip
         self.lexicon = lexicon
         self.recognizer = recognizer or default_recognizer()
+        self.second = second
         self.thresholds = thresholds or Thresholds.load()
         if grid is None:
             grid = committed_grid_reading() if recognizer is None else GridReading(self.recognizer, self.thresholds)
@@ -312,7 +316,10 @@ class SlipReader:
         ``learning.PlayerGlyphs``)."""
         prepared = prepare_line(line)
         log_probs = self.recognizer.log_probs(prepared)
-        views = [self.recognizer.log_probs(v) for v in variants(prepared, int(self.thresholds.variants) - 1)]
+        others = variants(prepared, int(self.thresholds.variants) - 1)
+        views = [self.recognizer.log_probs(v) for v in others]
+        if self.second is not None:
+            views += [self.second.log_probs(v) for v in [prepared, *others]]
         cands = self.cache.get(board, rack, self.lexicon)
         scored = score_line(log_probs, cands, views=views)
         glyphs = glyphs or self.glyphs
