@@ -24,7 +24,9 @@ the calibration's error rate understates it), the split that scores most slips r
 and the setting kept is the one that scores most correctly written slips right
 without a flag (fewer views on a tie: they cost time). ``field`` is set the same way
 on round numbers read wrong (``--field-rate`` of them let through). Writes ``models/slips/thresholds.json``
-with the counts behind it. ``--cache`` keeps the reads (per model file) for another run.
+with the counts behind it, keeping the other calibrations' values (``letter_sure``, ``zero_against``,
+``circled_sure``: ``calibrate_letters``, ``calibrate_circled``). ``--cache`` keeps the reads (per model file)
+for another run.
 """
 
 from __future__ import annotations
@@ -290,6 +292,8 @@ def main() -> None:
                    f"--field-rate {args.field_rate} --sets {args.sets}" + ("" if glyphs else " (no glyphs)")
                    + (f" --second {args.second}" if args.second else ""),
     }
+    others = json.loads(THRESHOLDS_FILE.read_text(encoding="utf-8")) if THRESHOLDS_FILE.exists() else {}
+    record |= {k: v for k, v in others.items() if k not in record}  # the other calibrations' (letters, circles)
     args.out.write_text(json.dumps(record, indent=1) + "\n")
     print(json.dumps(record, indent=1))
 
