@@ -5,13 +5,14 @@ from __future__ import annotations
 import gzip
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-from rules_core.lexicon import Lexicon
+from rules_core.lexicon import ENV_CACHE_DIR, Lexicon
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("VEEDOR_SHARED", REPO.parent / "shared"))
@@ -28,6 +29,20 @@ def _require(path: Path) -> Path:
     if not path.exists():
         pytest.fail(f"test data missing: {path} (set VEEDOR_SHARED to the shared/ folder)")
     return path
+
+
+@pytest.fixture(scope="session", autouse=True)
+def graph_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Built word graphs and stored lists go to a folder of this test run, never the user's cache
+    (``$VEEDOR_CACHE_DIR``, inherited by the command-line runs): FILE2017's graph takes about 3 s to build."""
+    folder = tmp_path_factory.mktemp("veedor-cache")
+    before = os.environ.get(ENV_CACHE_DIR)
+    os.environ[ENV_CACHE_DIR] = str(folder)
+    yield folder
+    if before is None:
+        del os.environ[ENV_CACHE_DIR]
+    else:
+        os.environ[ENV_CACHE_DIR] = before
 
 
 @pytest.fixture(scope="session")
