@@ -45,6 +45,8 @@ from vision.board.synthetic.scenes import game_frames, solitaire_steps  # noqa: 
 from vision.board.tile_colour import blanks_of_tile_colour  # noqa: E402
 from vision.board.tracker import BoardTracker, TrackerSettings  # noqa: E402
 
+SURE = TrackerSettings().min_confidence  # a new tile read below this is a doubt for the arbiter
+
 
 class Tally:
     """Cell counts for the accuracy figures."""
@@ -55,10 +57,16 @@ class Tally:
         self.shared = self.shared_right = 0
         self.foreign = self.foreign_right = self.foreign_as_spanish = 0
         self.covered_false = 0
+        self.letters_wrong_sure = 0  # a Spanish letter read as another at or above the tracker's doubt threshold
         self.confusion = np.zeros((len(CLASSES), len(CLASSES)), np.int64)
 
-    def add(self, truth: list[str], predicted: list[str]) -> None:
-        for t, p in zip(truth, predicted):
+    def add(self, truth: list[str], predicted: list[str], confidence: Any = None) -> None:
+        """``confidence``: the reading's 15 x 15 confidences (``BoardReading.confidence``), for the letters
+        read wrong without a doubt: at or above ``TrackerSettings.min_confidence`` a tracker takes such a
+        letter unless the play it makes is refused (an upper bound on silent letter errors)."""
+        sure = [None] * len(truth) if confidence is None else [float(c) >= SURE for c in np.ravel(confidence)]
+        for t, p, c in zip(truth, predicted, sure):
+            self.letters_wrong_sure += bool(c) and t in SPANISH and p in SPANISH and p != t
             self.cells += 1
             self.confusion[CLASSES.index(t), CLASSES.index(p)] += 1
             if is_tile(t) != is_tile(p):
@@ -89,6 +97,7 @@ class Tally:
             "foreign_right_pct": 100 * self.foreign_right / max(1, self.foreign),
             "foreign_as_spanish": self.foreign_as_spanish,
             "covered_false": self.covered_false,
+            "letters_wrong_sure": self.letters_wrong_sure,
         }
 
 
@@ -115,7 +124,7 @@ def bench_photos() -> dict[str, Any]:
             reading = classify_board(image, reading.find, classifier, turn=0)
         truth = [data.class_of_truth(ch) for row in photo.board for ch in row]
         predicted = [name for row in reading.labels for name in row]
-        tally.add(truth, predicted)
+        tally.add(truth, predicted, reading.confidence)
     return {"photos": total, "found": found, "turn_right": turns_right, **tally.figures(), "hands": hands,
             "confusion": tally.confusion.tolist()}
 
@@ -136,7 +145,7 @@ def bench_renders(count: int, seed: int = 90210) -> dict[str, Any]:
         if reading.turn != truth_turn:
             assert reading.find is not None
             reading = classify_board(frame.image, reading.find, classifier, turn=truth_turn)
-        tally.add([n for row in frame.labels for n in row], [n for row in reading.labels for n in row])
+        tally.add([n for row in frame.labels for n in row], [n for row in reading.labels for n in row], reading.confidence)
     return {"renders": count, "found": found, "turn_right": turns_right, **tally.figures(), "confusion": tally.confusion.tolist()}
 
 
@@ -179,8 +188,8 @@ def bench_designs(count: int, seed: int = 60606, part: str | None = None, catalo
             assert reading.find is not None
             reading = classify_board(frame.image, reading.find, classifier, turn=truth_turn)
         truth, predicted = [n for row in frame.labels for n in row], [n for row in reading.labels for n in row]
-        per_design[design]["tally"].add(truth, predicted)
-        per_family.setdefault(family, Tally()).add(truth, predicted)
+        per_design[design]["tally"].add(truth, predicted, reading.confidence)
+        per_family.setdefault(family, Tally()).add(truth, predicted, reading.confidence)
     designs = {d: {"renders": v["renders"], "found": v["found"], **v["tally"].figures()} for d, v in per_design.items()}
     fonts = {f: {"part": catalogue or FONT_FAMILIES[f][0], "seen_by_committed": f in SEEN_BY_COMMITTED, **t.figures()}
              for f, t in sorted(per_family.items())}
@@ -189,16 +198,19 @@ def bench_designs(count: int, seed: int = 60606, part: str | None = None, catalo
 
 def design_lines(figures: dict[str, Any]) -> list[str]:
     """The per-design and per-family tables."""
-    lines = ["", "| board design (held-out colours, no hand) | found | tile/empty wrong | blanks found | Spanish letters right | non-Spanish read as Spanish |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    sure = f"wrong letters read at {SURE} or more (no doubt)"
+    lines = ["", f"| board design (held-out colours, no hand) | found | tile/empty wrong | blanks found | Spanish letters right | {sure} | non-Spanish read as Spanish |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
     for name, f in figures["designs"].items():
         lines.append(f"| {name} | {f['found']}/{f['renders']} | {f['occupancy_error_pct']:.3f}% ({f['occupancy_errors']}/{f['cells']}) "
-                     f"| {f['blank_found_pct']:.1f}% of {f['blanks']} | {f['letters_right_pct']:.2f}% of {f['letters']} | {f['foreign_as_spanish']} of {f['foreign']} |")
-    lines += ["", "| font family | part | in the main model's training before issue 20 | tile/empty wrong | blanks found | Spanish letters right | non-Spanish read as Spanish |",
-              "| --- | --- | --- | --- | --- | --- | --- |"]
+                     f"| {f['blank_found_pct']:.1f}% of {f['blanks']} | {f['letters_right_pct']:.2f}% of {f['letters']} | {f['letters_wrong_sure']} "
+                     f"| {f['foreign_as_spanish']} of {f['foreign']} |")
+    lines += ["", f"| font family | part | in the main model's training before issue 20 | tile/empty wrong | blanks found | Spanish letters right | {sure} | non-Spanish read as Spanish |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, f in figures["families"].items():
         lines.append(f"| {name} | {f['part']} | {'yes' if f['seen_by_committed'] else 'no'} | {f['occupancy_errors']}/{f['cells']} "
-                     f"| {f['blank_found_pct']:.1f}% of {f['blanks']} | {f['letters_right_pct']:.2f}% of {f['letters']} | {f['foreign_as_spanish']} of {f['foreign']} |")
+                     f"| {f['blank_found_pct']:.1f}% of {f['blanks']} | {f['letters_right_pct']:.2f}% of {f['letters']} | {f['letters_wrong_sure']} "
+                     f"| {f['foreign_as_spanish']} of {f['foreign']} |")
     return lines
 
 
@@ -335,6 +347,7 @@ def main() -> None:
             row(f"{name}: cells wrong as tile/empty", f"{f['occupancy_error_pct']:.3f}% ({f['occupancy_errors']}/{f['cells']})", "<= 0.1%"),
             row(f"{name}: blank tiles found", f"{f['blank_found_pct']:.1f}% of {f['blanks']}", ">= 99%"),
             row(f"{name}: shared letters right", f"{f['letters_right_pct']:.2f}% of {f['letters']}", ">= 99.5%"),
+            row(f"{name}: letters wrong without a doubt (read at {SURE} or more)", str(f["letters_wrong_sure"]), "0"),
             row(f"{name}: non-Spanish letters read `*`", f"{f['foreign_right_pct']:.1f}% of {f['foreign']}; as a Spanish letter: {f['foreign_as_spanish']}", "never a Spanish letter"),
             row(f"{name}: row A inferred", f"{f['turn_right']}/{f['found']}", ""),
         ]
