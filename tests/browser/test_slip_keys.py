@@ -49,6 +49,9 @@ def logged_in(browser: Any, url: str, errors: list[str]) -> Any:
     page.fill("input[name=login]", ARBITER)
     page.fill("input[name=password]", PASSWORD)
     page.click("button[type=submit]")
+    # the panel's load event: its script (at the end of the page) has bound the keys. The first item is
+    # rendered selected by the server, so a visible selection alone does not say the script has run.
+    page.wait_for_url(url, wait_until="load", timeout=SETTLE_MS)
     return page
 
 
@@ -72,7 +75,7 @@ def test_d_discards_a_page_that_is_no_slip_once_confirmed_and_keeps_the_scan(app
 
     page = logged_in(browser, f"{served}/arbiter/g/{game_id}/papeletas", errors)
     page.on("dialog", on_dialog)
-    expect(page.locator(f"#item-{item.id}.selected")).to_be_visible(timeout=SETTLE_MS)  # the keys are bound
+    expect(page.locator(f"#item-{item.id}.selected")).to_be_visible(timeout=SETTLE_MS)
 
     with page.expect_event("dialog", timeout=SETTLE_MS):  # the question reaches the test before it looks
         page.keyboard.press("d")  # asked, and refused: nothing happens
@@ -100,7 +103,7 @@ def test_a_number_key_enters_the_likely_play_of_that_number_as_the_correction(ap
     item = flagged(app, game_id, "bea-0", ("illegible",), "H4 MAMEN", player="j2", top="H3 AMONEN", likely=likely)
     errors: list[str] = []
     page = logged_in(browser, f"{served}/arbiter/g/{game_id}/papeletas", errors)
-    expect(page.locator(f"#item-{item.id}.selected")).to_be_visible(timeout=SETTLE_MS)  # the keys are bound
+    expect(page.locator(f"#item-{item.id}.selected")).to_be_visible(timeout=SETTLE_MS)
     expect(page.locator(f"#item-{item.id} .candidates td.key")).to_have_text(["1", "2"])
 
     page.keyboard.press("3")  # no third play listed: nothing happens
