@@ -36,13 +36,9 @@ def graph_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Built word graphs and stored lists go to a folder of this test run, never the user's cache
     (``$VEEDOR_CACHE_DIR``, inherited by the command-line runs): FILE2017's graph takes about 3 s to build."""
     folder = tmp_path_factory.mktemp("veedor-cache")
-    before = os.environ.get(ENV_CACHE_DIR)
-    os.environ[ENV_CACHE_DIR] = str(folder)
-    yield folder
-    if before is None:
-        del os.environ[ENV_CACHE_DIR]
-    else:
-        os.environ[ENV_CACHE_DIR] = before
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(ENV_CACHE_DIR, str(folder))
+        yield folder
 
 
 @pytest.fixture(scope="session")

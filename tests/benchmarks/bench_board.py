@@ -60,13 +60,12 @@ class Tally:
         self.letters_wrong_sure = 0  # a Spanish letter read as another at or above the tracker's doubt threshold
         self.confusion = np.zeros((len(CLASSES), len(CLASSES)), np.int64)
 
-    def add(self, truth: list[str], predicted: list[str], confidence: Any = None) -> None:
+    def add(self, truth: list[str], predicted: list[str], confidence: np.ndarray) -> None:
         """``confidence``: the reading's 15 x 15 confidences (``BoardReading.confidence``), for the letters
-        read wrong without a doubt: at or above ``TrackerSettings.min_confidence`` a tracker takes such a
-        letter unless the play it makes is refused (an upper bound on silent letter errors)."""
-        sure = [None] * len(truth) if confidence is None else [float(c) >= SURE for c in np.ravel(confidence)]
-        for t, p, c in zip(truth, predicted, sure):
-            self.letters_wrong_sure += bool(c) and t in SPANISH and p in SPANISH and p != t
+        read wrong without a doubt: at or above ``SURE`` a tracker takes such a letter unless the play it
+        makes is refused (an upper bound on silent letter errors)."""
+        for t, p, sure in zip(truth, predicted, np.ravel(confidence) >= SURE):
+            self.letters_wrong_sure += bool(sure) and t in SPANISH and p in SPANISH and p != t
             self.cells += 1
             self.confusion[CLASSES.index(t), CLASSES.index(p)] += 1
             if is_tile(t) != is_tile(p):
@@ -198,20 +197,24 @@ def bench_designs(count: int, seed: int = 60606, part: str | None = None, catalo
 
 def design_lines(figures: dict[str, Any]) -> list[str]:
     """The per-design and per-family tables."""
-    sure = f"wrong letters read at {SURE} or more (no doubt)"
-    lines = ["", f"| board design (held-out colours, no hand) | found | tile/empty wrong | blanks found | Spanish letters right | {sure} | non-Spanish read as Spanish |",
+    tiles = f"blanks found | Spanish letters right | wrong letters read at {SURE} or more (no doubt) | non-Spanish read as Spanish |"
+    lines = ["", f"| board design (held-out colours, no hand) | found | tile/empty wrong | {tiles}",
              "| --- | --- | --- | --- | --- | --- | --- |"]
     for name, f in figures["designs"].items():
         lines.append(f"| {name} | {f['found']}/{f['renders']} | {f['occupancy_error_pct']:.3f}% ({f['occupancy_errors']}/{f['cells']}) "
-                     f"| {f['blank_found_pct']:.1f}% of {f['blanks']} | {f['letters_right_pct']:.2f}% of {f['letters']} | {f['letters_wrong_sure']} "
-                     f"| {f['foreign_as_spanish']} of {f['foreign']} |")
-    lines += ["", f"| font family | part | in the main model's training before issue 20 | tile/empty wrong | blanks found | Spanish letters right | {sure} | non-Spanish read as Spanish |",
+                     + _tile_cells(f))
+    lines += ["", f"| font family | part | in the main model's training before issue 20 | tile/empty wrong | {tiles}",
               "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, f in figures["families"].items():
         lines.append(f"| {name} | {f['part']} | {'yes' if f['seen_by_committed'] else 'no'} | {f['occupancy_errors']}/{f['cells']} "
-                     f"| {f['blank_found_pct']:.1f}% of {f['blanks']} | {f['letters_right_pct']:.2f}% of {f['letters']} | {f['letters_wrong_sure']} "
-                     f"| {f['foreign_as_spanish']} of {f['foreign']} |")
+                     + _tile_cells(f))
     return lines
+
+
+def _tile_cells(f: dict[str, Any]) -> str:
+    """The tables' last four cells: blanks, letters, letters wrong without a doubt, foreign letters."""
+    return (f"| {f['blank_found_pct']:.1f}% of {f['blanks']} | {f['letters_right_pct']:.2f}% of {f['letters']} "
+            f"| {f['letters_wrong_sure']} | {f['foreign_as_spanish']} of {f['foreign']} |")
 
 
 def _true_turn(reading: Any, frame: R.Render) -> int:
