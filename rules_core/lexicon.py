@@ -188,6 +188,10 @@ class Lexicon:
             return False
         return wordgraph.contains(self.edges, [letter_of(t) for t in word])
 
+    def matches(self, pattern: Sequence[Tile | None]) -> bool:
+        """True if some word fits ``pattern``: tiles (blanks stand for their letter), ``None`` for any letter."""
+        return wordgraph.matches(self.edges, [None if t is None else letter_of(t) for t in pattern])
+
     def words(self) -> Iterator[tuple[Tile, ...]]:
         """Every word, as letter tiles, in alphabetical (tile) order."""
         return wordgraph.iter_words(self.edges)

@@ -153,6 +153,28 @@ def contains(edges: Sequence[int], word: Sequence[Tile]) -> bool:
     return edge >= 0 and bool(edges[edge] & ACCEPTS)
 
 
+def matches(edges: Sequence[int], pattern: Sequence[Tile | None]) -> bool:
+    """True if some word of the graph fits ``pattern``: letter tiles, ``None`` for any letter."""
+
+    def walk(edge: int, rest: Sequence[Tile | None]) -> bool:
+        if not rest:
+            return bool(edges[edge] & ACCEPTS)
+        node = edges[edge] & CHILD_MASK
+        if rest[0] is not None:
+            child = child_edge(edges, node, rest[0])
+            return child >= 0 and walk(child, rest[1:])
+        i = node
+        while node:
+            if walk(i, rest[1:]):
+                return True
+            if edges[i] & IS_LAST:
+                return False
+            i += 1
+        return False
+
+    return bool(pattern) and walk(0, pattern)
+
+
 def iter_words(edges: Sequence[int]) -> Iterator[tuple[Tile, ...]]:
     """Every word of the graph in sorted order (for tests and exports)."""
 

@@ -15,6 +15,7 @@ from tests.conftest import SHARED
 from webapp.cli.board import add_board_commands
 
 PHOTO = SHARED / "data" / "boards_de" / "game02" / "image-5.jpg"  # a held-out game's photo
+FILE2017 = SHARED / "lexicon" / "FILE2017.txt"
 
 
 def _run(argv: list[str]) -> int:
@@ -65,3 +66,36 @@ def test_print_markers_writes_a_sheet(tmp_path: Path) -> None:
 
     sheet = cv2.imread(str(out))
     assert sorted(detect_markers(sheet)) == [0, 1, 2, 3]
+
+
+def test_a_foreign_set_is_not_read_as_a_game_and_keeps_its_letters(capsys: pytest.CaptureFixture[str]) -> None:
+    """Settling by words (issue 69) needs a board whose sure words are words of the lexicon: a German
+    game's photo under FILE2017 is not one, and nothing on it changes."""
+    assert _run(["read-board", str(PHOTO), "--json", "--turn", "0"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert _run(["read-board", str(PHOTO), "--json", "--turn", "0", "--lexicon", str(FILE2017)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["reads_as_game"] is False and out["settled"] == []
+    assert out["cells"] == plain["cells"]
+
+
+def test_a_spanish_game_board_reads_as_a_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from rules_core.cgp import Position
+    from vision.board.synthetic import render as R
+    from vision.board.synthetic.render_scene import tiles_to_labels
+
+    position = Position.from_cgp("15/15/15/15/15/15/15/3CASAS7/7o7/7LA6/15/15/15/15/15 AEIOU?? 0/0 0")
+    cells = R.empty_labels()
+    for (r, c), name in tiles_to_labels(dict(position.board.occupied())).items():
+        cells[r][c] = name
+    image = tmp_path / "partida.png"
+    cv2.imwrite(str(image), R.render(R.random_scene(np.random.default_rng(3), cells, hands=0)).image)
+    assert _run(["read-board", str(image), "--json", "--lexicon", str(FILE2017)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["found"] and out["reads_as_game"] is True
+    assert [cell["label"] for cell in out["cells"][7][3:8]] == ["C", "A", "S", "A", "S"]
+
+
+def test_a_missing_lexicon_exits_2_and_names_it(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(["read-board", str(PHOTO), "--lexicon", "/no/existe.txt"]) == 2
+    assert "/no/existe.txt" in capsys.readouterr().err

@@ -139,7 +139,7 @@ def bench_renders(count: int, seed: int = 90210) -> dict[str, Any]:
         if not reading.found:
             continue
         found += 1
-        truth_turn = _true_turn(reading, frame)
+        truth_turn = true_turn(reading, frame)
         turns_right += reading.turn == truth_turn
         if reading.turn != truth_turn:
             assert reading.find is not None
@@ -182,7 +182,7 @@ def bench_designs(count: int, seed: int = 60606, part: str | None = None, catalo
             print(f"  not found: {design} #{i}: {reading.reason}", flush=True)
             continue
         per_design[design]["found"] += 1
-        truth_turn = _true_turn(reading, frame)
+        truth_turn = true_turn(reading, frame)
         if reading.turn != truth_turn:
             assert reading.find is not None
             reading = classify_board(frame.image, reading.find, classifier, turn=truth_turn)
@@ -217,7 +217,7 @@ def _tile_cells(f: dict[str, Any]) -> str:
             f"| {f['letters_wrong_sure']} | {f['foreign_as_spanish']} of {f['foreign']} |")
 
 
-def _true_turn(reading: Any, frame: R.Render) -> int:
+def true_turn(reading: Any, frame: R.Render) -> int:
     """The turn whose row A corner is the render's true A1 corner."""
     from vision.board.geometry import image_corners, rotate_board_frame
 

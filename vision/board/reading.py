@@ -4,27 +4,32 @@
 ``reason`` (no board is a value, not an exception). ``to_json`` is the object
 ``veedor read-board --json`` prints: ``found``, ``reason``, ``corners`` (row A
 col 1 first, clockwise, image pixels), ``cells`` (15 rows of 15
-``{"label", "confidence"}``, row A first), ``cgp`` (the board part of a CGP), ``turn``.
+``{"label", "confidence"}``, row A first), ``cgp`` (the board part of a CGP), ``turn``,
+``settled`` (the squares, e.g. ``H8``, whose unsure letter the words on the board settled, issue 69:
+``settle_letters``; each keeps the classifier's probability of its new label, below the doubt threshold)
+and ``reads_as_game`` (whether the board's sure words were words of the lexicon given, so that it settled).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from rules_core.board import Board
+from rules_core.board import Board, square_name
 from rules_core.cgp import Position
+from rules_core.lexicon import Lexicon
 
 from .cells import board_crops
 from .classify import CellClassifier, default_classifier, readings
 from .covered import lone_covers_read_again
 from .find import BoardFind, find_board
 from .geometry import SIZE, FloatArray, image_corners, rotate_board_frame
-from .labels import CLASSES, tile_of
+from .labels import CLASSES, INDEX, tile_of
 from .orientation import TurnGuess, infer_turn, turned_crops
+from .settle_letters import Square, settle_letters
 from .tile_colour import blanks_of_tile_colour
 
 
@@ -41,6 +46,8 @@ class BoardReading:
     turn: int = 0
     turn_guess: TurnGuess | None = None
     find: BoardFind | None = None
+    settled: tuple[Square, ...] = ()
+    reads_as_game: bool = False
 
     @property
     def corners(self) -> FloatArray | None:
@@ -76,6 +83,8 @@ class BoardReading:
             "cells": cells,
             "cgp": self.cgp(),
             "turn": self.turn,
+            "settled": [square_name(r, c) for r, c in self.settled],
+            "reads_as_game": self.reads_as_game,
         }
 
     def text(self) -> str:
@@ -116,11 +125,28 @@ def from_probabilities(
     )
 
 
+def settled_by_words(reading: BoardReading, lexicon: Lexicon) -> BoardReading:
+    """``reading`` with its unsure letters settled by the words they make (``settle_letters``)."""
+    if not reading.found:
+        return reading
+    settled = settle_letters(reading.labels, reading.confidence, reading.probabilities, lexicon)
+    confidence = reading.confidence.copy()
+    for r, c in settled.changed:
+        confidence[r, c] = reading.probabilities[r * SIZE + c, INDEX[settled.labels[r][c]]]
+    return replace(reading, labels=settled.labels, confidence=confidence, settled=settled.changed, reads_as_game=settled.reads_as_game)
+
+
 def read_board(
-    image: NDArray[np.uint8], *, turn: int | None = None, classifier: CellClassifier | None = None
+    image: NDArray[np.uint8],
+    *,
+    turn: int | None = None,
+    classifier: CellClassifier | None = None,
+    lexicon: Lexicon | None = None,
 ) -> BoardReading:
-    """Find the board in a BGR frame and read every cell (see the module docstring)."""
+    """Find the board in a BGR frame and read every cell (see the module docstring); with a
+    ``lexicon``, the unsure letters of a board that reads as a game's are settled by its words."""
     found = find_board(image)
     if not found.found:
         return BoardReading(False, found.reason, find=found)
-    return classify_board(image, found, classifier or default_classifier(), turn)
+    reading = classify_board(image, found, classifier or default_classifier(), turn)
+    return reading if lexicon is None else settled_by_words(reading, lexicon)

@@ -2,7 +2,9 @@
 
 ``read-board IMAGE [--json]`` prints the board found and every cell; ``--json``
 prints one object (``vision.board.reading``); ``--batch FILE`` reads one image
-path per line and prints one JSON object per line. A frame with no board prints
+path per line and prints one JSON object per line. ``--lexicon`` (default: the
+tournament's $VEEDOR_LEXICON, else the free list) settles the unsure letters of a
+board that reads as a game's by the words they make. A frame with no board prints
 ``found: false`` with the reason (exit 0: it is an answer, not an error); an
 image that cannot be read exits 2.
 
@@ -41,6 +43,8 @@ def add_board_commands(commands: Any) -> None:
                       help="una ruta de imagen por línea (- para la entrada estándar); una línea JSON cada una")  # fmt: skip
     read.add_argument("--turn", type=int, choices=(0, 1, 2, 3), default=None,
                       help="cuartos de vuelta de lo alto de la imagen a la fila A (por defecto: deducidos de las letras)")
+    read.add_argument("--lexicon", metavar="RUTA", help=LEXICON_HELP + "; las letras dudosas de un tablero de partida se "
+                      "deciden por las palabras que forman (las de una lista sin las palabras del tablero no cambian nada)")
     read.set_defaults(run=_guarded(run_read_board))
 
     watch = commands.add_parser("watch-board", help="sigue la cámara de un tablero y escribe cada jugada en JSON")
@@ -65,11 +69,12 @@ def _guarded(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
 
     def guarded(args: argparse.Namespace) -> int:
         from hardware.camera import SourceError
+        from rules_core.lexicon import LexiconError
         from vision.board.classify import ModelError
 
         try:
             return run(args)
-        except (BoardInputError, SourceError, ModelError, OSError) as error:
+        except (BoardInputError, SourceError, ModelError, LexiconError, OSError) as error:
             print(f"veedor: {error}", file=sys.stderr)
             return 2
 
@@ -84,7 +89,11 @@ def _read_image(path: str) -> Any:
 
 
 def run_read_board(args: argparse.Namespace) -> int:
+    from rules_core.board import square_name
+    from rules_core.lexicon import load_lexicon
     from vision.board.reading import read_board
+
+    lexicon = load_lexicon(args.lexicon)
 
     if args.batch:
         lines = sys.stdin if args.batch == "-" else Path(args.batch).read_text(encoding="utf-8").splitlines()
@@ -97,12 +106,12 @@ def run_read_board(args: argparse.Namespace) -> int:
                 print(json.dumps({"image": path, "found": False, "reason": "no se puede leer la imagen"}, ensure_ascii=False), flush=True)
                 continue
             pixels = np.asarray(image, dtype=np.uint8)
-            result = {"image": path, **read_board(pixels, turn=args.turn).to_json()}
+            result = {"image": path, **read_board(pixels, turn=args.turn, lexicon=lexicon).to_json()}
             print(json.dumps(result, ensure_ascii=False), flush=True)
         return 0
     if not args.image:
         raise BoardInputError("falta la imagen (o --batch FILE)")
-    reading = read_board(_read_image(args.image), turn=args.turn)
+    reading = read_board(_read_image(args.image), turn=args.turn, lexicon=lexicon)
     if args.json:
         print(json.dumps(reading.to_json(), ensure_ascii=False))
     elif not reading.found:
@@ -112,6 +121,8 @@ def run_read_board(args: argparse.Namespace) -> int:
         assert corners is not None
         print("tablero encontrado; esquinas (A1, A15, O15, O1): " + ", ".join(f"({x:.0f}, {y:.0f})" for x, y in corners))
         print(reading.text())
+        if reading.settled:
+            print("letras dudosas decididas por las palabras: " + ", ".join(square_name(r, c) for r, c in reading.settled))
         print(f"CGP: {reading.cgp()}")
     return 0
 
