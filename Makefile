@@ -57,6 +57,7 @@ bench: $(INSTALLED) bench-packages
 	$(PYTHON) tests/benchmarks/bench_consoles.py
 	$(PYTHON) tests/benchmarks/bench_exports.py
 	$(PYTHON) tests/benchmarks/bench_board.py
+	$(PYTHON) tests/benchmarks/bench_board_words.py
 	@# RapidOCR, only to compare with: --no-deps keeps its GUI OpenCV out of the venv
 	$(PYTHON) -m pip install -q --no-deps rapidocr-onnxruntime==1.4.4
 	$(PYTHON) -m pip install -q pyclipper shapely pyyaml six tqdm
