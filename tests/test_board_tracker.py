@@ -141,3 +141,42 @@ def test_a_still_view_without_a_board_is_not_searched_again_until_it_moves(
     tracker.feed(Frame(moved, 40.0, 12))
     assert len(searched) == 3
     assert not tracker.status.board_found
+
+
+class _DoubtfulSquare:
+    """The committed classifier, but the tile on ``square`` read as ``read`` at 0.45 beside
+    ``truth`` at 0.3 (a tile font the classifier never saw)."""
+
+    def __init__(self, square: tuple[int, int], read: str, truth: str) -> None:
+        from vision.board.classify import default_classifier
+
+        self.inner, self.index, self.read, self.truth = default_classifier(), square[0] * 15 + square[1], read, truth
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        from vision.board.labels import CLASSES, INDEX, is_tile
+
+        out = self.inner.probabilities(crops)
+        if len(out) == 225 and is_tile(CLASSES[int(out[self.index].argmax())]):
+            out[self.index] = 0.25 / (len(CLASSES) - 2)
+            out[self.index, INDEX[self.read]], out[self.index, INDEX[self.truth]] = 0.45, 0.3
+        return out
+
+
+@pytest.mark.parametrize("look_alike, proposed", [("A", "H8 CASA"), ("X", None)])
+def test_an_unsure_tile_is_a_doubt_whose_proposal_makes_the_words(
+    scene: R.Scene, small_lexicon: Lexicon, look_alike: str, proposed: str | None
+) -> None:
+    """H9's A read as O (COSA is no word of the lexicon), unsure: a doubt, never a play. Where a
+    look-alike of the O makes a legal play (the A), the arbiter is asked to confirm that play and
+    confirming records it; where none does (X: CXSA), the tiles as read, with no play."""
+    classifier = _DoubtfulSquare((7, 8), "O", look_alike)
+    tracker = BoardTracker("mesa-1", small_lexicon, TrackerSettings(turn=1), classifier=classifier)  # type: ignore[arg-type]
+    reports = [r for frame, _ in game_frames([("place", _tiles("H8 C, H9 A, H10 S, H11 A"))], scene, hold=1.5)
+               for r in tracker.feed(frame) if r.kind in ("play", "doubt")]
+    assert [(r.kind, r.reason) for r in reports] == [("doubt", "unsure")]
+    assert reports[0].notation == proposed
+    assert dict(reports[0].tiles)[(7, 8)] == ("A" if proposed else "O")
+    play = tracker.accept_proposal()
+    if proposed:
+        assert play is not None and play.notation() == "H8 CASA"
+        assert tracker.status.cgp == "15/15/15/15/15/15/15/7CASA4/15/15/15/15/15/15/15"

@@ -27,7 +27,9 @@ class Report:
     ``foreign`` (a letter not in the Spanish set), ``unsure`` (low confidence),
     ``removed`` (tiles lifted that are not the last play), ``moved`` (tiles gone from
     some squares and new on others: a tile nudged), ``changed`` (a tile reads
-    differently), ``orientation`` (row A unknown).
+    differently), ``orientation`` (row A unknown). An ``unsure`` doubt with a ``notation``
+    proposes that legal play, its ``tiles`` the letters proposed (the look-alikes of the
+    unsure ones that make it); without one, ``tiles`` are as read.
     """
 
     kind: str

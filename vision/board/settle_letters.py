@@ -1,17 +1,19 @@
 """Unsure letters of a still board settled by the words they make (issue 69).
 
-A tournament board is made of words of the lexicon: every play on it was checked (D.III.25 scores
-an invalid word 0 and leaves no tile of it). A tile font the classifier never saw leaves some letters
-unsure, spread over two or three look-alikes (``O``/``Q``, ``I``/``L``), while the words through
-them admit only one. So, where a board reads as a played game's board (``reads_as_game``: most of
-the words it reads surely are words of the lexicon; a test pattern or a foreign set does not), each
-group of unsure letters that share words takes the likeliest assignment of their candidate letters
-under which every word through them is a word. A blank (``?``) stands for any letter.
+A tournament board is made of words of the lexicon: in duplicate only the master play, a legal play,
+is put on the board (D.I.1, D.III.15); in a classic game a play found invalid is taken back (C.38-C.42),
+and only an unchallenged one may stay. A tile font the classifier never saw leaves some letters unsure,
+spread over two or three look-alikes (``O``/``Q``, ``I``/``L``), while the words through them admit
+only one. So, where a board reads as a played game's board (``reads_as_game``: most of the words it
+reads surely are words of the lexicon; a test pattern, a foreign set or a font read surely wrong does
+not), each group of unsure letters that share words takes the likeliest assignment of their candidates
+(look-alike letters, or no tile at all) under which every word beside them is a word. A blank (``?``)
+stands for any letter.
 
-What changes is the label only: a settled letter keeps the classifier's probability as its
-confidence, below ``SURE``, so the tracker and the arbiter still see a doubt; nothing read surely
-is changed. ``labels`` are 15 x 15 class names (``labels`` module), row A first; ``probabilities``
-are (225, len(CLASSES)), row-major over the same squares.
+Nothing read surely is changed. A settled square keeps the classifier's probability of its new label
+as its confidence, below ``SURE``, so the tracker and the arbiter still see a doubt. ``labels`` are
+15 x 15 class names (``labels`` module), row A first; ``probabilities`` are (225, len(CLASSES)),
+row-major over the same squares.
 """
 
 from __future__ import annotations
@@ -116,7 +118,7 @@ def _best_assignment(
 ) -> tuple[str, ...] | None:
     """The likeliest names for ``group`` (letters, or empty for a tile that may be none) under which
     every word beside them is a word; None when the names read already do or no assignment does."""
-    choices = [_candidates(probabilities[r * SIZE + c], grid[r][c]) for r, c in group]
+    choices = [candidates(probabilities[r * SIZE + c], grid[r][c]) for r, c in group]
     if _words_beside(group, tuple(c[0][0] for c in choices), grid, lexicon):
         return None
     best, best_p = None, 0.0
@@ -128,11 +130,13 @@ def _best_assignment(
     return best
 
 
-def _candidates(row: NDArray[np.float32], read: str) -> list[tuple[str, float]]:
-    """The name read first, then the likeliest other Spanish letters and the empty square, each of
-    at least ``FLOOR``."""
+def candidates(row: NDArray[np.float32], read: str, empty: bool = True) -> list[tuple[str, float]]:
+    """A square's names to try with their probabilities (``row``: its class probabilities): the name
+    read first, then the ``CANDIDATES`` likeliest other Spanish letters and (``empty``) the empty
+    square, each of at least ``FLOOR``."""
     order = _SPANISH_INDEX[np.argsort(-row[_SPANISH_INDEX])][:CANDIDATES]
-    others = [(CLASSES[i], float(row[i])) for i in [*order, INDEX[EMPTY]] if CLASSES[i] != read and row[i] >= FLOOR]
+    tried = [*order, INDEX[EMPTY]] if empty else list(order)
+    others = [(CLASSES[i], float(row[i])) for i in tried if CLASSES[i] != read and row[i] >= FLOOR]
     return [(read, float(row[INDEX[read]])), *others]
 
 

@@ -21,7 +21,9 @@
    ``play``. A blank (``?``) takes the only letter that makes the play legal
    (``blanks``), else the arbiter is asked. The tiles of the last play lifted is
    ``withdrawn`` (a successful challenge, C.39); anything else (a tile nudged, a
-   reading that makes no legal play) is a ``doubt`` with the frame, never a play.
+   reading that makes no legal play) is a ``doubt`` with the frame, never a play. A doubt
+   for tiles read unsurely proposes the likeliest legal play among their look-alikes
+   (``unsure_play``), for the arbiter to confirm or correct.
 
 The tracker keeps two boards: ``readings`` (the labels the camera sees for the
 committed position, blanks as ``?``) to compare frames with, and ``board`` (the
@@ -69,6 +71,7 @@ from .orientation import infer_turn, turned_crops
 from .reading import from_probabilities
 from .reports import Report, TrackerStatus
 from .tile_colour import blanks_of_tile_colour
+from .unsure_play import likeliest_play
 
 __all__ = ["EMPTY_LABELS", "BoardTracker", "Labels", "Report", "TrackerSettings", "TrackerStatus"]
 
@@ -119,7 +122,8 @@ class BoardTracker:
         self._checked: BoardFind | None = None  # the last grid whose premium layout was judged (see ``refine_board``)
         self._turn: int | None = self.settings.turn
         self._previous: NDArray[np.float32] | None = None
-        self._history: deque[tuple[float, Labels, NDArray[np.float32]]] = deque(maxlen=64)
+        self._history: deque[tuple[float, Labels, NDArray[np.float32], NDArray[np.float32]]] = deque(maxlen=64)
+        self._probabilities = np.zeros((SIZE * SIZE, 0), np.float32)  # the stable reading's, mean over its frames
         self._last_fit = -1e9
         self._moving = True
         self._lost = 0
@@ -277,18 +281,18 @@ class BoardTracker:
         reading = self._read(image)
         if reading is None:
             return reports
-        labels, confidence = reading
+        labels, confidence, probabilities = reading
         if any(COVERED in row for row in labels):
             self._history.clear()
             self.status.status = "tapado"
             return reports
-        self._history.append((frame.t, labels, confidence))
+        self._history.append((frame.t, labels, confidence, probabilities))
         self.status.read_frames += 1
         stable = self._stable()
         if stable is None:
             self.status.status = "leyendo"
             return reports
-        labels, confidence = stable
+        labels, confidence, self._probabilities = stable
         pressed, self._armed = self._armed, False
         if labels == self._last_state and not (pressed and labels == self._held):
             self.status.status = self._still_status()
@@ -349,7 +353,7 @@ class BoardTracker:
             self._search_again_at = frame.t + (time.perf_counter() - start) + self.settings.research_seconds
         return found
 
-    def _read(self, image: NDArray[np.uint8]) -> tuple[Labels, NDArray[np.float32]] | None:
+    def _read(self, image: NDArray[np.uint8]) -> tuple[Labels, NDArray[np.float32], NDArray[np.float32]] | None:
         assert self._upright is not None
         crops = board_crops(image, self._upright)
         turn = self._turn or 0
@@ -368,7 +372,7 @@ class BoardTracker:
                 crops = turned_crops(crops, self._turn)
                 probabilities = self._classifier.probabilities(crops)
         reading = from_probabilities(find, blanks_of_tile_colour(crops, probabilities), self._turn or 0)
-        return reading.labels, reading.confidence
+        return reading.labels, reading.confidence, reading.probabilities
 
     def _turn_of_first_play(self, crops: NDArray[np.uint8], find: BoardFind) -> int | None:
         """Row A from a first play too short for the letters alone to tell (``infer_turn``): the one
@@ -395,17 +399,19 @@ class BoardTracker:
             return False
         return check_play(Board(), play, self.lexicon).legal
 
-    def _stable(self) -> tuple[Labels, NDArray[np.float32]] | None:
+    def _stable(self) -> tuple[Labels, NDArray[np.float32], NDArray[np.float32]] | None:
         """The reading when the latest still frames agree on every cell: at least
-        ``stable_frames`` of them spanning ``stable_seconds``; else None."""
-        last_t, labels, _ = self._history[-1]
-        agreeing = []
-        for t, other, confidence in reversed(self._history):
+        ``stable_frames`` of them spanning ``stable_seconds``; else None. Its confidences and
+        class probabilities are the means over those frames."""
+        last_t, labels, _, _ = self._history[-1]
+        confidences, probabilities = [], []
+        for t, other, confidence, probability in reversed(self._history):
             if other != labels:
                 break
-            agreeing.append(confidence)
-            if len(agreeing) >= self.settings.stable_frames and last_t - t >= self.settings.stable_seconds:
-                return labels, np.mean(agreeing, axis=0).astype(np.float32)
+            confidences.append(confidence)
+            probabilities.append(probability)
+            if len(confidences) >= self.settings.stable_frames and last_t - t >= self.settings.stable_seconds:
+                return labels, np.mean(confidences, axis=0).astype(np.float32), np.mean(probabilities, axis=0).astype(np.float32)
         return None
 
     # -- judging a stable reading ------------------------------------------------------
@@ -468,8 +474,7 @@ class BoardTracker:
             placed[sq] = tile
         unsure = [sq for sq in added if confidence[sq] < self.settings.min_confidence]
         if unsure:
-            where = ", ".join(f"{square_name(*sq)} ({labels[sq[0]][sq[1]]}?)" for sq in unsure)
-            return self._doubt(frame, labels, "unsure", f"lectura dudosa en {where}", tiles=tiles, placed=placed)
+            return self._unsure(frame, labels, placed, blanks, unsure, tiles)
         if self._turn is None:
             return self._doubt(frame, labels, "orientation", "no se sabe qué lado del tablero es la fila A", tiles=tiles)
         if blanks:
@@ -485,6 +490,22 @@ class BoardTracker:
             return self._report("doubt", frame, f"{verdict.play.notation()} no es una jugada válida: {problems}",
                                 reason="illegal", notation=verdict.play.notation(), tiles=tiles)
         return self._commit(frame, labels, verdict.play, dict(verdict.placed), verdict.points)
+
+    def _unsure(self, frame: Frame, labels: Labels, placed: dict[Square, Tile], blanks: list[Square],
+                unsure: list[Square], tiles: tuple[tuple[Square, str], ...]) -> Report:
+        """A doubt for tiles read below ``min_confidence``. Without blanks, what the arbiter is asked
+        to confirm is the likeliest legal play among the unsure tiles' look-alikes, when there is one
+        (``unsure_play``, issue 69); else the tiles as read."""
+        where = ", ".join(f"{square_name(*sq)} ({labels[sq[0]][sq[1]]}?)" for sq in unsure)
+        found = None
+        if not blanks and self._probabilities.shape[1]:
+            found = likeliest_play(self.board, placed, [sq for sq in unsure if sq in placed], labels, self._probabilities, self.lexicon)
+        if found is None:
+            return self._doubt(frame, labels, "unsure", f"lectura dudosa en {where}", tiles=tiles, placed=placed)
+        play, proposed = found
+        self.proposal = _Proposal(labels, play, proposed)
+        return self._report("doubt", frame, f"lectura dudosa en {where}; con las palabras, {play.notation()}",
+                            reason="unsure", notation=play.notation(), tiles=tuple((sq, label(t)) for sq, t in sorted(proposed.items())))
 
     def _with_blanks(self, frame: Frame, labels: Labels, placed: dict[Square, Tile], blanks: list[Square], tiles: tuple[tuple[Square, str], ...]) -> Report:
         try:

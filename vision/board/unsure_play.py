@@ -1,0 +1,54 @@
+"""The likeliest legal play among the look-alikes of a placement's unsure tiles (issue 69).
+
+A new tile the tracker reads below its doubt threshold makes a doubt for the arbiter, never a play.
+What the arbiter is shown to confirm is the likeliest assignment of the unsure tiles' candidate letters
+(``settle_letters.candidates``: the letter read and its likeliest look-alikes) under which the new tiles
+make a legal play on the game's board; the arbiter confirms it with one key or corrects it. Squares are
+(row, col) from A1 = (0, 0); ``probabilities`` are (225, len(CLASSES)), row-major, row A first.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rules_core.alphabet import Tile, tile_from_label
+from rules_core.board import Board
+from rules_core.lexicon import Lexicon
+from rules_core.notation import Play
+from rules_core.validation import PlacementError, check_play, play_from_placement
+
+from .geometry import SIZE
+from .settle_letters import GROUP_LIMIT, Labels, Square, candidates
+
+
+def likeliest_play(
+    board: Board,
+    placed: dict[Square, Tile],
+    unsure: list[Square],
+    labels: Labels,
+    probabilities: NDArray[np.float32],
+    lexicon: Lexicon,
+) -> tuple[Play, dict[Square, Tile]] | None:
+    """The legal play of highest probability when the ``unsure`` squares of ``placed`` (new letter
+    tiles, blanks already named) take their candidate letters, with its tiles; None when no assignment
+    makes a legal play or more than ``GROUP_LIMIT`` squares are unsure."""
+    if len(unsure) > GROUP_LIMIT:
+        return None
+    choices = [candidates(probabilities[r * SIZE + c], labels[r][c], empty=False) for r, c in unsure]
+    best: tuple[Play, dict[Square, Tile]] | None = None
+    best_p = 0.0
+    for assignment in itertools.product(*choices):
+        p = float(np.prod([q for _, q in assignment]))
+        if p <= best_p:
+            continue
+        trial = {**placed, **{sq: tile_from_label(name) for sq, (name, _) in zip(unsure, assignment)}}
+        try:
+            verdict = check_play(board, play_from_placement(board, trial), lexicon)
+        except PlacementError:
+            continue
+        if verdict.legal:
+            best, best_p = (verdict.play, dict(verdict.placed)), p
+    return best
