@@ -493,13 +493,13 @@ class BoardTracker:
 
     def _unsure(self, frame: Frame, labels: Labels, placed: dict[Square, Tile], blanks: list[Square],
                 unsure: list[Square], tiles: tuple[tuple[Square, str], ...]) -> Report:
-        """A doubt for tiles read below ``min_confidence``. Without blanks, what the arbiter is asked
-        to confirm is the likeliest legal play among the unsure tiles' look-alikes, when there is one
-        (``unsure_play``, issue 69); else the tiles as read."""
+        """A doubt for tiles read below ``min_confidence``. What the arbiter is asked to confirm is the
+        likeliest legal play among the unsure letters' look-alikes, when there is one (``unsure_play``,
+        issue 69; an unsure blank is not tried); else the tiles as read."""
         where = ", ".join(f"{square_name(*sq)} ({labels[sq[0]][sq[1]]}?)" for sq in unsure)
         found = None
-        if not blanks and self._probabilities.shape[1]:
-            found = likeliest_play(self.board, placed, [sq for sq in unsure if sq in placed], labels, self._probabilities, self.lexicon)
+        if self._probabilities.shape[1] and all(sq in placed for sq in unsure):
+            found = likeliest_play(self.board, placed, unsure, labels, self._probabilities, self.lexicon, tuple(blanks))
         if found is None:
             return self._doubt(frame, labels, "unsure", f"lectura dudosa en {where}", tiles=tiles, placed=placed)
         play, proposed = found

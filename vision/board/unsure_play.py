@@ -3,13 +3,15 @@
 A new tile the tracker reads below its doubt threshold makes a doubt for the arbiter, never a play.
 What the arbiter is shown to confirm is the likeliest assignment of the unsure tiles' candidate letters
 (``settle_letters.candidates``: the letter read and its likeliest look-alikes) under which the new tiles
-make a legal play on the game's board; the arbiter confirms it with one key or corrects it. Squares are
+make a legal play on the game's board, a new blank taking the only letter that makes it legal
+(``blanks``); the arbiter confirms it with one key or corrects it. Squares are
 (row, col) from A1 = (0, 0); ``probabilities`` are (225, len(CLASSES)), row-major, row A first.
 """
 
 from __future__ import annotations
 
 import itertools
+from typing import Final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,8 +22,11 @@ from rules_core.lexicon import Lexicon
 from rules_core.notation import Play
 from rules_core.validation import PlacementError, check_play, play_from_placement
 
+from .blanks import blank_letters
 from .geometry import SIZE
 from .settle_letters import GROUP_LIMIT, Labels, Square, candidates
+
+BLANK_LIMIT: Final = 2  # unsure squares tried when a new blank's letter is tried too (each assignment: 28 letters)
 
 
 def likeliest_play(
@@ -31,11 +36,14 @@ def likeliest_play(
     labels: Labels,
     probabilities: NDArray[np.float32],
     lexicon: Lexicon,
+    blanks: tuple[Square, ...] = (),
 ) -> tuple[Play, dict[Square, Tile]] | None:
     """The legal play of highest probability when the ``unsure`` squares of ``placed`` (new letter
-    tiles, blanks already named) take their candidate letters, with its tiles; None when no assignment
-    makes a legal play or more than ``GROUP_LIMIT`` squares are unsure."""
-    if len(unsure) > GROUP_LIMIT:
+    tiles) take their candidate letters and the new ``blanks`` the only letter that makes it legal,
+    with its tiles; None when no assignment makes one legal play, more than ``GROUP_LIMIT`` squares
+    are unsure, or (a blank's letters are tried for each assignment) more than ``BLANK_LIMIT``
+    squares with a blank among the new tiles or more than one blank."""
+    if len(unsure) > (GROUP_LIMIT if not blanks else BLANK_LIMIT) or len(blanks) > 1:
         return None
     choices = [candidates(probabilities[r * SIZE + c], labels[r][c], empty=False) for r, c in unsure]
     best: tuple[Play, dict[Square, Tile]] | None = None
@@ -45,10 +53,21 @@ def likeliest_play(
         if p <= best_p:
             continue
         trial = {**placed, **{sq: tile_from_label(name) for sq, (name, _) in zip(unsure, assignment)}}
-        try:
-            verdict = check_play(board, play_from_placement(board, trial), lexicon)
-        except PlacementError:
-            continue
-        if verdict.legal:
-            best, best_p = (verdict.play, dict(verdict.placed)), p
+        found = _legal(board, trial, blanks, lexicon)
+        if found is not None:
+            best, best_p = found, p
     return best
+
+
+def _legal(board: Board, placed: dict[Square, Tile], blanks: tuple[Square, ...], lexicon: Lexicon) -> tuple[Play, dict[Square, Tile]] | None:
+    """The legal play ``placed`` makes, its blanks named by the lexicon when only one letter fits."""
+    if blanks:
+        choice = blank_letters(board, placed, list(blanks), lexicon)
+        if not choice.unique:
+            return None
+        placed = {**placed, **choice.assignments[0]}
+    try:
+        verdict = check_play(board, play_from_placement(board, placed), lexicon)
+    except PlacementError:
+        return None
+    return (verdict.play, dict(verdict.placed)) if verdict.legal else None
