@@ -128,3 +128,15 @@ def test_open_doubts_survive_a_restart_and_their_resolution_is_kept(small_lexico
     later = ReviewQueue(journal)
     assert later.pending() == [] and later.get(2).status == "corregida"
     assert later.add("mesa-1", _report("doubt", reason="no_play")).id == 3
+
+
+def test_confirming_a_proposal_with_a_blank_records_the_blank_with_its_letter(desk: CameraDesk) -> None:
+    """An unsure tile's doubt proposes a play whose new blank the lexicon named (lowercase in its
+    tiles): one confirmation records it as proposed."""
+    assert desk.tracker is not None
+    desk.tracker.proposal = _Proposal(EMPTY_LABELS, Play.from_notation("H8 CASAs"), {})
+    tiles = (((7, 7), "C"), ((7, 8), "A"), ((7, 9), "S"), ((7, 10), "A"), ((7, 11), "s"))
+    desk.handle(replace(_report("doubt", "H8 CASAs", "unsure"), tiles=tiles))
+    [item] = desk.state()["doubts"]
+    assert desk.confirm(item["id"], "arbitro") == "H8 CASAs"
+    assert [t.notation for t in _game(desk).turns] == ["H8 CASAs"]

@@ -246,7 +246,7 @@ class CameraDesk:
                 except ValueError as error:
                     raise GameError(f"comodín de {square_name(*square)}: {error}") from None
                 continue
-            tile = tile_of(name)
+            tile = tile_of(name) or _proposed_blank(name)
             if tile is None:
                 raise GameError(f"en {square_name(*square)} se leyó {name!r}, que no es una ficha: corrija la jugada")
             placed[square] = tile
@@ -330,6 +330,14 @@ def apply_command(tracker: BoardTracker, message: dict[str, Any]) -> bool:
             tracker.accept_proposal()
             return True
     return False
+
+
+def _proposed_blank(name: str) -> Tile | None:
+    """A blank with its letter, as a doubt's proposal names it (lowercase, ``unsure_play``), else None."""
+    try:
+        return tile_from_label(name) if name.islower() else None
+    except ValueError:
+        return None
 
 
 def _as_doubt(report: Report, message: str) -> Report:
