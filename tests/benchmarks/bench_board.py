@@ -164,9 +164,7 @@ def bench_designs(count: int, seed: int = 60606, part: str | None = None, catalo
         trained = kept_out = families(part)
     faces: dict[str, tuple[str, ...]] = {}
     if catalogue is not None:
-        from models.board.fonts import load
-
-        faces = {f.name: tuple(f.faces) for f in load() if f.part == catalogue}
+        faces = catalogue_faces(catalogue)
         trained = kept_out = tuple(sorted(faces))
     per_design = {d: {"renders": 0, "found": 0, "tally": Tally()} for d in DESIGNS}
     per_family: dict[str, Tally] = {}
@@ -260,7 +258,7 @@ def bench_games(games: int, plays: int, catalogue: str | None = None) -> dict[st
     from rules_core.notation import Play
     from vision.board.synthetic.render_designs import DESIGNS
 
-    faces = _catalogue_faces(catalogue) if catalogue else {}
+    faces = catalogue_faces(catalogue) if catalogue else {}
     lexicon = load_lexicon()
     latencies: list[float] = []
     wrong = missed = doubts = committed = proposed_right = proposed_wrong = 0
@@ -311,7 +309,8 @@ def bench_games(games: int, plays: int, catalogue: str | None = None) -> dict[st
             "latency_median_s": round(statistics.median(latencies), 2) if latencies else None}
 
 
-def _catalogue_faces(part: str) -> dict[str, tuple[str, ...]]:
+def catalogue_faces(part: str) -> dict[str, tuple[str, ...]]:
+    """The font files of each family of ``part`` of the font catalogue (``models/board/fonts.json``)."""
     from models.board.fonts import load
 
     return {f.name: tuple(f.faces) for f in load() if f.part == part}

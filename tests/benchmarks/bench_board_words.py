@@ -32,14 +32,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 
-from bench_board import true_turn  # noqa: E402
-from models.board.fonts import load as load_fonts  # noqa: E402
+from bench_board import catalogue_faces, true_turn  # noqa: E402
 from rules_core.cgp import Position  # noqa: E402
 from rules_core.lexicon import Lexicon, load_lexicon  # noqa: E402
 from vision.board.classify import default_classifier  # noqa: E402
 from vision.board.labels import SPANISH  # noqa: E402
 from vision.board.reading import classify_board, read_board  # noqa: E402
-from vision.board.settle_letters import SURE, settle_letters  # noqa: E402
+from vision.board.settle_letters import SURE, Settled, settle_letters  # noqa: E402
 from vision.board.synthetic import render as R  # noqa: E402
 from vision.board.synthetic.render_designs import DESIGNS  # noqa: E402
 from vision.board.synthetic.render_scene import tiles_to_labels  # noqa: E402
@@ -69,12 +68,12 @@ class Count:
         self.letters = self.right_before = self.right_after = 0
         self.to_right = self.to_wrong = self.wrong_sure = 0
 
-    def add(self, truth: list[list[str]], reading: Any, lexicon: Lexicon) -> None:
+    def add(self, truth: list[list[str]], reading: Any, settled: Settled | None) -> None:
+        """``settled``: ``reading`` settled by a lexicon, None when no board was found."""
         self.boards += 1
-        if not reading.found:
+        if settled is None:
             return
         self.found += 1
-        settled = settle_letters(reading.labels, reading.confidence, reading.probabilities, lexicon)
         self.games += settled.reads_as_game
         for r in range(15):
             for c in range(15):
@@ -102,7 +101,7 @@ def main() -> None:
     parser.add_argument("--random", type=int, default=20, help="boards of random letters for the gate")
     args = parser.parse_args()
     lexicons = {"FILE2017": Lexicon.load(SHARED / "lexicon" / "FILE2017.txt"), "free list": load_lexicon()}
-    faces = {f.name: tuple(f.faces) for f in load_fonts() if f.part == args.part}
+    faces = catalogue_faces(args.part)
     families = sorted(faces)
     boards = game_boards()
     classifier = default_classifier()
@@ -123,10 +122,12 @@ def main() -> None:
             turned += 1
             assert reading.find is not None
             reading = classify_board(frame.image, reading.find, classifier, turn=turn)
-        for name, lexicon in lexicons.items():
-            (counts if game else random_counts)[name].add(frame.labels, reading, lexicon)
+        settled = {name: settle_letters(reading.labels, reading.confidence, reading.probabilities, lexicon) if reading.found else None
+                   for name, lexicon in lexicons.items()}
+        for name in lexicons:
+            (counts if game else random_counts)[name].add(frame.labels, reading, settled[name])
         if game:
-            per_family.setdefault(family, Count()).add(frame.labels, reading, lexicons["FILE2017"])
+            per_family.setdefault(family, Count()).add(frame.labels, reading, settled["FILE2017"])
     print(f"{args.boards} game boards and {args.random} random ones, {args.part} families ({len(families)}), "
           f"seed {args.seed}, {time.perf_counter() - start:.0f} s; "
           f"{turned} read under a wrong turn (read again under the true one)")

@@ -35,7 +35,7 @@ from rules_core.events import Event, GameError
 from rules_core.notation import Play
 from rules_core.validation import PlacementError, play_from_placement
 
-from .labels import BLANK, tile_of
+from .labels import BLANK
 from .tracker import BoardTracker, Report
 
 
@@ -246,10 +246,10 @@ class CameraDesk:
                 except ValueError as error:
                     raise GameError(f"comodín de {square_name(*square)}: {error}") from None
                 continue
-            tile = tile_of(name) or _proposed_blank(name)
-            if tile is None:
-                raise GameError(f"en {square_name(*square)} se leyó {name!r}, que no es una ficha: corrija la jugada")
-            placed[square] = tile
+            try:  # a letter, or a blank named by a proposal (lowercase, ``unsure_play``)
+                placed[square] = tile_from_label(name)
+            except ValueError:
+                raise GameError(f"en {square_name(*square)} se leyó {name!r}, que no es una ficha: corrija la jugada") from None
         if not placed:
             return Play.from_notation(report.notation) if report.notation else None
         if not self.game_id:
@@ -330,14 +330,6 @@ def apply_command(tracker: BoardTracker, message: dict[str, Any]) -> bool:
             tracker.accept_proposal()
             return True
     return False
-
-
-def _proposed_blank(name: str) -> Tile | None:
-    """A blank with its letter, as a doubt's proposal names it (lowercase, ``unsure_play``), else None."""
-    try:
-        return tile_from_label(name) if name.islower() else None
-    except ValueError:
-        return None
 
 
 def _as_doubt(report: Report, message: str) -> Report:

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from rules_core.board import Board, square_name
+from rules_core.board import Board, Square, square_name
 from rules_core.cgp import Position
 from rules_core.lexicon import Lexicon
 
@@ -29,7 +29,7 @@ from .find import BoardFind, find_board
 from .geometry import SIZE, FloatArray, image_corners, rotate_board_frame
 from .labels import CLASSES, INDEX, tile_of
 from .orientation import TurnGuess, infer_turn, turned_crops
-from .settle_letters import Square, settle_letters
+from .settle_letters import settle_letters
 from .tile_colour import blanks_of_tile_colour
 
 

@@ -27,9 +27,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rules_core.alphabet import Tile
+from rules_core.board import Square
 from rules_core.lexicon import Lexicon
 
 from .geometry import SIZE
+from .label_grids import Labels
 from .labels import BLANK, CLASSES, EMPTY, FOREIGN, INDEX, SPANISH, is_tile, tile_of
 
 SURE: Final = 0.7  # the tracker's doubt threshold (TrackerSettings.min_confidence)
@@ -39,8 +41,6 @@ CANDIDATES: Final = 4  # letters tried for an unsure square: its likeliest Spani
 FLOOR: Final = 0.01  # ...of at least this probability
 GROUP_LIMIT: Final = 4  # unsure squares settled together at most (4**4 assignments)
 
-Square = tuple[int, int]
-Labels = tuple[tuple[str, ...], ...]
 _SPANISH_INDEX: Final = np.array([INDEX[name] for name in CLASSES if name in SPANISH])
 
 

@@ -498,7 +498,7 @@ class BoardTracker:
         issue 69; an unsure blank is not tried); else the tiles as read."""
         where = ", ".join(f"{square_name(*sq)} ({labels[sq[0]][sq[1]]}?)" for sq in unsure)
         found = None
-        if self._probabilities.shape[1] and all(sq in placed for sq in unsure):
+        if all(sq in placed for sq in unsure):
             found = likeliest_play(self.board, placed, unsure, labels, self._probabilities, self.lexicon, tuple(blanks))
         if found is None:
             return self._doubt(frame, labels, "unsure", f"lectura dudosa en {where}", tiles=tiles, placed=placed)

@@ -17,14 +17,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rules_core.alphabet import Tile, tile_from_label
-from rules_core.board import Board
+from rules_core.board import Board, Square
 from rules_core.lexicon import Lexicon
 from rules_core.notation import Play
 from rules_core.validation import PlacementError, check_play, play_from_placement
 
 from .blanks import blank_letters
 from .geometry import SIZE
-from .settle_letters import GROUP_LIMIT, Labels, Square, candidates
+from .label_grids import Labels
+from .settle_letters import GROUP_LIMIT, candidates
 
 BLANK_LIMIT: Final = 2  # unsure squares tried when a new blank's letter is tried too (each assignment: 28 letters)
 
