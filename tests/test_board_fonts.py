@@ -4,6 +4,8 @@ faces, and a training run that goes on after a stop as if it had not stopped."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import re
 from pathlib import Path
 
@@ -109,6 +111,21 @@ def test_a_catalogue_scene_sets_its_tiles_in_the_family_emboldened_and_without_m
     scene = data.catalogue_scene(rng, {"DejaVu": [family]}, ("beige",), cells, "train", 0, 640, 360)
     assert scene.tiles.font == face and scene.tiles.weight > 0
     assert {t for row in scene.cells for t in row} <= {"A", "K", "W"}
+
+
+def test_big_letter_scenes_draw_their_letter_size_from_the_range_and_leave_other_scenes_as_they_were() -> None:
+    face = _font("DejaVuSans-Bold.ttf")
+    family = Family("DejaVu Sans", "fonts-dejavu-core", [face], embolden=False, design="DejaVu", part="train")
+
+    def scene(seed: int, sizes: tuple[float, float] | None = None) -> data.Scene:
+        return data.catalogue_scene(np.random.default_rng(seed), {"DejaVu": [family]}, ("beige",), None, "train", 0, 640, 360, sizes)
+
+    sizes = [scene(seed, (0.7, 0.86)).tiles.letter_size for seed in range(8)]
+    assert all(0.7 <= size <= 0.86 for size in sizes) and len(set(sizes)) > 1
+    # the size is drawn last: but for it, the scene of a seed is the one the shards rendered without a range hold
+    plain, big = scene(5), scene(5, (0.7, 0.86))
+    assert 0.42 <= plain.tiles.letter_size <= 0.62 < big.tiles.letter_size
+    assert replace(big, tiles=replace(big.tiles, letter_size=plain.tiles.letter_size)) == plain
 
 
 def test_a_training_run_stopped_and_resumed_ends_as_one_that_never_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,6 +26,7 @@ from models.shard_jobs import ShardJob, run_shard_jobs
 
 CACHE: Final = Path(os.environ.get("VEEDOR_BOARD_CACHE", Path.home() / ".cache" / "veedor" / "board_crops"))
 SCENES: Final = 150  # per render shard: about 13,000 crops, 45 MB
+LETTER_SIZES: Final = "0.40,0.86"  # the big-letter shards' letter sizes, of a cell (the tile maker draws 0.42-0.62)
 
 
 @dataclass(frozen=True)
@@ -48,17 +49,19 @@ def _shards() -> tuple[Shard, ...]:
     plain = [_render(f"t{i:02d}", 6900 + i) for i in range(1, 25)]
     blank_rich = [_render(f"b{i:02d}", 6950 + i, "--blanks", "0.12", "--keep-empty", "0.3") for i in range(1, 7)]
     foreign = [_render(f"f{i:02d}", 6970 + i, "--foreign", "0.12") for i in range(1, 5)]  # f03-f04: the second run (width 1)
+    big_letters = [_render(f"s{i:02d}", 7100 + i, "--letter-sizes", LETTER_SIZES) for i in range(1, 11)]  # the fine-tuning
     mixed: list[Shard] = []
     for i, shard in enumerate(plain):  # a blank-rich or foreign shard after every third plain one
         mixed.append(shard)
         extra = (blank_rich + foreign)[i // 3] if i % 3 == 2 and i // 3 < len(blank_rich) + len(foreign) else None
         if extra:
             mixed.append(extra)
-    mixed += [s for s in blank_rich + foreign if s not in mixed]
+    mixed += [s for s in blank_rich + foreign if s not in mixed] + big_letters
     photos = Shard("photos_train", "train", ("--scenes", "0", "--seed", "44", "--photo-empty", "0.23"))
     check = (
         Shard("photos_heldout", "check", ("--scenes", "0", "--seed", "45", "--games", "heldout")),
         _render("c01", 6990, "--keep-empty", "0.3", part="calibration"),
+        _render("c02", 6991, "--keep-empty", "0.3", "--letter-sizes", LETTER_SIZES, part="calibration"),
     )
     return (photos, *check, *mixed)
 

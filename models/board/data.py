@@ -112,11 +112,14 @@ def render_samples(
 
 
 def catalogue_scene(rng: np.random.Generator, designs: dict[str, list[Family]], board_designs: tuple[str, ...],
-                    cells: R.Labels | None, split: str, hands: int | None, width: int, height: int) -> Scene:
+                    cells: R.Labels | None, split: str, hands: int | None, width: int, height: int,
+                    letter_sizes: tuple[float, float] | None = None) -> Scene:
     """A scene whose tiles are set in a face of the font catalogue (``fonts.json``): a design drawn
     evenly, a family of it, one of its faces; a family without a bold face drawn 0.4-1.2 px bolder a
     side, one without a narrow face drawn 0.8-0.95 times as wide in a third of its scenes; foreign
-    letters the face lacks replaced by ones it has (the renderer would draw its missing-glyph box)."""
+    letters the face lacks replaced by ones it has (the renderer would draw its missing-glyph box).
+    ``letter_sizes``: the letters' size (``TileStyle.letter_size``, of a cell) drawn from this range instead of
+    the tile maker's 0.42-0.62 (tile sets with bigger letters, issue 69)."""
     names = tuple(designs)
     members = designs[names[int(rng.integers(len(names)))]]
     family = members[int(rng.integers(len(members)))]
@@ -126,6 +129,8 @@ def catalogue_scene(rng: np.random.Generator, designs: dict[str, list[Family]], 
     weight = float(rng.uniform(0.4, 1.2)) if family.embolden else 0.0
     stretch = float(rng.uniform(0.8, 0.95)) if family.condense and rng.random() < 1 / 3 else 1.0
     tiles = replace(scene.tiles, weight=weight, stretch=stretch)
+    if letter_sizes is not None:  # no draw without: earlier shards are made again bit for bit
+        tiles = replace(tiles, letter_size=float(rng.uniform(*letter_sizes)))
     missing = set(FOREIGN_LETTERS) - drawn_letters(face)
     if not missing:
         return replace(scene, tiles=tiles)
@@ -143,11 +148,12 @@ def drawn_letters(path: str) -> frozenset[str]:
 
 def catalogue_samples(rng: np.random.Generator, designs: dict[str, list[Family]], board_designs: tuple[str, ...], keep_empty: float,
                       foreign: float | None = None, blanks: float | None = None, hands: int | None = None,
-                      width: int = 1280, height: int = 720) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
+                      width: int = 1280, height: int = 720,
+                      letter_sizes: tuple[float, float] | None = None) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
     """Crops and labels of one scene of ``catalogue_scene`` (empties kept as in ``render_samples``)."""
     shares = {name: share for name, share in (("foreign", foreign), ("blanks", blanks)) if share is not None}
     cells = R.random_cells(rng, **shares) if shares else None
-    scene = catalogue_scene(rng, designs, board_designs, cells, "train", hands, width, height)
+    scene = catalogue_scene(rng, designs, board_designs, cells, "train", hands, width, height, letter_sizes)
     frame = R.render(scene)
     crops = board_crops(frame.image, jittered(frame.image_from_board, rng, 0.05))
     labels = np.array([INDEX[name] for row in frame.labels for name in row], np.int64)

@@ -45,6 +45,8 @@ def main() -> None:
                         'for checking only)')
     parser.add_argument("--reshaped", type=float, default=0.0, help="share of scenes whose letters are bolder or thinner, wider or "
                         "narrower, slanted (render_random.reshaped_letters)")
+    parser.add_argument("--letter-sizes", default="", metavar="LO,HI", help="with --catalogue: the letters' size, of a cell, "
+                        "drawn from LO..HI (default: the tile maker's 0.42..0.62)")
     args = parser.parse_args()
     designs = tuple(d for d in args.designs.split(",") if d)
     families = tuple(f for f in args.families.split(",") if f)
@@ -52,6 +54,7 @@ def main() -> None:
         parser.error("--families needs --designs")
     if not set(families) <= set(train_families):
         parser.error(f"not train font families: {', '.join(sorted(set(families) - set(train_families)))}")
+    letter_sizes = letter_size_range(parser, args.letter_sizes, bool(args.catalogue))
     catalogue = fonts.designs_of(fonts.load(), args.catalogue) if args.catalogue else {}
     if args.catalogue and (args.catalogue not in ("train", "calibration") or families):
         parser.error("--catalogue takes train or calibration, without --families")
@@ -78,7 +81,7 @@ def main() -> None:
         hands = None if args.max_hands is None else int(rng.integers(0, args.max_hands + 1))
         if catalogue:
             x, y = data.catalogue_samples(rng, catalogue, designs or CATALOGUE_DESIGNS, args.keep_empty, foreign=args.foreign,
-                                          blanks=args.blanks, hands=hands)
+                                          blanks=args.blanks, hands=hands, letter_sizes=letter_sizes)
         else:
             x, y = data.render_samples(rng, args.split, args.keep_empty, hands=hands, foreign=args.foreign, designs=designs,
                                        blanks=args.blanks, families=families, reshaped=args.reshaped)
@@ -87,6 +90,19 @@ def main() -> None:
             print(f"scene {i}: {sum(len(y) for y in ys)} crops, {time.time() - start:.0f}s", flush=True)
     np.savez_compressed(args.out, x=np.concatenate(xs), y=np.concatenate(ys), source=np.concatenate(src))
     print("done", sum(len(y) for y in ys), f"{time.time() - start:.0f}s", flush=True)
+
+
+def letter_size_range(parser: argparse.ArgumentParser, text: str, catalogue: bool) -> tuple[float, float] | None:
+    """``--letter-sizes LO,HI`` as a range, None when not given; a usage error names what is wrong."""
+    if not text:
+        return None
+    try:
+        low, high = (float(v) for v in text.split(","))
+    except ValueError:
+        parser.error(f"--letter-sizes takes LO,HI (two numbers), not {text!r}")
+    if not 0.2 <= low <= high <= 1.0 or not catalogue:
+        parser.error("--letter-sizes takes LO,HI with 0.2 <= LO <= HI <= 1.0, and --catalogue")
+    return low, high
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Tune the lean to ``*`` (``vision.board.classify.lean_to_foreign``) on the CALIBRATION font families.
 
-``python -m models.board.tune_lean --scenes 60 --seed 4242 [--model PATH]``
+``python -m models.board.tune_lean --scenes 60 --seed 4242 [--model PATH [--font PATH]]``
 
 Renders boards of every design in fonts of the ``calibration`` families only
 (``vision.board.synthetic.render_designs.FONT_FAMILIES``: never trained on, never reported), a
@@ -29,9 +29,10 @@ from vision.board.synthetic.render_designs import DESIGNS
 from .data import jittered
 
 
-def readings(scenes: int, seed: int, model: str | None) -> tuple[np.ndarray, np.ndarray]:
-    """Probabilities (no lean) and true class indices of every tile crop of the renders."""
-    reader = classify.CellClassifier(model) if model else classify.CellClassifier()
+def readings(scenes: int, seed: int, model: str | None, font: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Probabilities (no lean) and true class indices of every tile crop of the renders; ``model`` and ``font``: a
+    candidate's main and font models instead of the committed ones."""
+    reader = classify.CellClassifier(model or classify.MODEL_PATH, font_opinion=font or classify.FONT_OPINION_PATH)
     rng = np.random.default_rng(seed)
     probs, truth = [], []
     with mock.patch.object(classify, "lean_to_foreign", lambda p: p):
@@ -68,10 +69,11 @@ def main() -> None:
     parser.add_argument("--scenes", type=int, default=60)
     parser.add_argument("--seed", type=int, default=4242)
     parser.add_argument("--model", default=None)
+    parser.add_argument("--font", default=None, help="the font model read with --model (default: the committed one)")
     parser.add_argument("--save", default=None, help="also write the readings (probs, truth) to this .npz")
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    probs, truth = readings(args.scenes, args.seed, args.model)
+    probs, truth = readings(args.scenes, args.seed, args.model, args.font)
     if args.save:
         np.savez_compressed(args.save, probs=probs, truth=truth)
     spanish = sum(CLASSES[k] in SPANISH for k in truth)

@@ -37,7 +37,7 @@ from models.board import data  # noqa: E402
 from rules_core.lexicon import load_lexicon  # noqa: E402
 from vision.board.synthetic import render as R  # noqa: E402
 from vision.board.cells import board_crops  # noqa: E402
-from vision.board.classify import default_classifier  # noqa: E402
+from vision.board.classify import CellClassifier, default_classifier  # noqa: E402
 from vision.board.find import find_board, refine_board  # noqa: E402
 from vision.board.labels import BLANK, CLASSES, COVERED, FOREIGN, SPANISH, is_tile  # noqa: E402
 from vision.board.reading import classify_board, read_board  # noqa: E402
@@ -100,8 +100,18 @@ class Tally:
         }
 
 
+MODELS: list[Path] = []  # ``--models DIR``: a candidate's board_cells.onnx and board_cells_fonts.onnx instead
+
+
+def classifier_measured() -> CellClassifier:
+    """The classifier the figures are of: the committed one, or a candidate's (``--models``; not the tracker's)."""
+    if not MODELS:
+        return default_classifier()
+    return CellClassifier(MODELS[0] / "board_cells.onnx", font_opinion=MODELS[0] / "board_cells_fonts.onnx")
+
+
 def bench_photos() -> dict[str, Any]:
-    classifier = default_classifier()
+    classifier = classifier_measured()
     tally, found, total, hands = Tally(), 0, 0, []
     turns_right = 0
     for photo in data.photos(data.HELDOUT_GAMES):
@@ -129,7 +139,7 @@ def bench_photos() -> dict[str, Any]:
 
 
 def bench_renders(count: int, seed: int = 90210) -> dict[str, Any]:
-    classifier = default_classifier()
+    classifier = classifier_measured()
     rng = np.random.default_rng(seed)
     tally, found, turns_right = Tally(), 0, 0
     for _ in range(count):
@@ -148,16 +158,19 @@ def bench_renders(count: int, seed: int = 90210) -> dict[str, Any]:
     return {"renders": count, "found": found, "turn_right": turns_right, **tally.figures(), "confusion": tally.confusion.tolist()}
 
 
-def bench_designs(count: int, seed: int = 60606, part: str | None = None, catalogue: str | None = None) -> dict[str, Any]:
+def bench_designs(count: int, seed: int = 60606, part: str | None = None, catalogue: str | None = None,
+                  letter_size: float | None = None) -> dict[str, Any]:
     """Renders of every board design (``render_designs.DESIGNS``, held-out colours and camera,
     no hand), each in a font of a family the classifier trained on (``BENCH_TRAIN_FAMILIES``,
     the first twelve) or of one kept out (``heldout``), alternately: figures per design and per
     font family. ``part`` (``calibration``, ``development``, ``heldout``): every board in a family of that part
     instead; ``catalogue`` (``train``, ``calibration``, ``heldout``): every board in a family of that part of the
-    font catalogue (``models/board/fonts.json``, issue 69), drawn in its faces as they are."""
+    font catalogue (``models/board/fonts.json``, issue 69), drawn in its faces as they are. ``letter_size``: every
+    tile's letters this size, of a cell (``TileStyle.letter_size``; the tile maker draws 0.42-0.62, so tile sets
+    with big letters are measured at 0.72-0.82), drawn after the scene so the scenes stay those of the seed."""
     from vision.board.synthetic.render_designs import BENCH_TRAIN_FAMILIES, DESIGNS, FONT_FAMILIES, SEEN_BY_COMMITTED, families
 
-    classifier = default_classifier()
+    classifier = classifier_measured()
     rng = np.random.default_rng(seed)
     trained, kept_out = BENCH_TRAIN_FAMILIES, families("heldout")
     if part is not None:
@@ -173,6 +186,8 @@ def bench_designs(count: int, seed: int = 60606, part: str | None = None, catalo
         pool = trained if (i // len(DESIGNS)) % 2 == 0 else kept_out
         family = str(pool[int(rng.integers(len(pool)))])
         scene = R.random_scene(rng, split="heldout", hands=0, design=design, family=None if faces else family, fonts=faces.get(family, ()))
+        if letter_size is not None:
+            scene = replace(scene, tiles=replace(scene.tiles, letter_size=letter_size))
         frame = R.render(scene)
         per_design[design]["renders"] += 1
         reading = read_board(frame.image, classifier=classifier)
@@ -226,7 +241,7 @@ def true_turn(reading: Any, frame: R.Render) -> int:
 
 
 def bench_time(count: int) -> dict[str, Any]:
-    classifier = default_classifier()
+    classifier = classifier_measured()
     rng = np.random.default_rng(7)
     track, cold = [], []
     for _ in range(count):
@@ -332,7 +347,13 @@ def main() -> None:
                         help="only rendered games (--count of them, 6 plays each), tiles in families of PART of the font catalogue")
     parser.add_argument("--seed", type=int, default=60606, help="with --designs-in: the renders' seed")
     parser.add_argument("--count", type=int, default=150, help="with --designs-in: how many boards")
+    parser.add_argument("--letter-size", type=float, default=None, help="with --designs-in or --catalogue-in: every tile's "
+                        "letters this size, of a cell (the tile maker draws 0.42-0.62)")
+    parser.add_argument("--models", type=Path, default=None, help="a folder with a candidate's board_cells.onnx and "
+                        "board_cells_fonts.onnx, measured instead of the committed ones (not in the games' tracker)")
     args = parser.parse_args()
+    if args.models is not None:
+        MODELS.append(args.models)
     cv2.setNumThreads(1)
     if args.games_in:
         print(json.dumps(bench_games(args.count, 6, catalogue=args.games_in), indent=1))
@@ -343,7 +364,7 @@ def main() -> None:
         missing = uninstalled([f for f in load() if f.part == args.catalogue_in])
         if missing:
             parser.error(f"fonts not installed for: {', '.join(missing)} (`make train-packages` installs them)")
-        print("\n".join(design_lines(bench_designs(args.count, args.seed, catalogue=args.catalogue_in))))
+        print("\n".join(design_lines(bench_designs(args.count, args.seed, catalogue=args.catalogue_in, letter_size=args.letter_size))))
         return
     if args.designs_in:
         from vision.board.synthetic.render_designs import families
@@ -352,7 +373,7 @@ def main() -> None:
         missing = uninstalled_families(families(args.designs_in))
         if missing:  # the renderer would set their tiles in DejaVu Sans and the figures would lie
             parser.error(f"fonts not installed for: {', '.join(missing)} (`make train-packages` installs them)")
-        print("\n".join(design_lines(bench_designs(args.count, args.seed, args.designs_in))))
+        print("\n".join(design_lines(bench_designs(args.count, args.seed, args.designs_in, letter_size=args.letter_size))))
         return
     renders, frames, games = (20, 5, 1) if args.quick else (80, 12, 3)
     print("real photos of the held-out games...", flush=True)

@@ -7,7 +7,8 @@ col 1 first, clockwise, image pixels), ``cells`` (15 rows of 15
 ``{"label", "confidence"}``, row A first), ``cgp`` (the board part of a CGP), ``turn``,
 ``settled`` (the squares, e.g. ``H8``, whose unsure letter the words on the board settled, issue 69:
 ``settle_letters``; each keeps the classifier's probability of its new label, below the doubt threshold)
-and ``reads_as_game`` (whether the board's sure words were words of the lexicon given, so that it settled).
+``reads_as_game`` (whether the board's sure words were words of the lexicon given, so that it settled) and
+``letter_scale`` (1.0, or the smaller scale a tile set's big letters were read at: ``letter_scale``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from .covered import lone_covers_read_again
 from .find import BoardFind, find_board
 from .geometry import SIZE, FloatArray, image_corners, rotate_board_frame
 from .labels import CLASSES, INDEX, tile_of
+from .letter_scale import letters_at_their_scale
 from .orientation import TurnGuess, infer_turn, turned_crops
 from .settle_letters import settle_letters
 from .tile_colour import blanks_of_tile_colour
@@ -48,6 +50,7 @@ class BoardReading:
     find: BoardFind | None = None
     settled: tuple[Square, ...] = ()
     reads_as_game: bool = False
+    letter_scale: float = 1.0  # the scale the letters were read at (``letter_scale``: below 1, a set's big letters)
 
     @property
     def corners(self) -> FloatArray | None:
@@ -85,6 +88,7 @@ class BoardReading:
             "turn": self.turn,
             "settled": [square_name(r, c) for r, c in self.settled],
             "reads_as_game": self.reads_as_game,
+            "letter_scale": self.letter_scale,
         }
 
     def text(self) -> str:
@@ -98,7 +102,8 @@ class BoardReading:
 def classify_board(
     image: NDArray[np.uint8], find: BoardFind, classifier: CellClassifier, turn: int | None = None
 ) -> BoardReading:
-    """Classify the cells of a found board; ``turn`` None infers it (0 when the letters cannot tell)."""
+    """Classify the cells of a found board; ``turn`` None infers it (0 when the letters cannot tell); the letters
+    are read at the scale they read surest (``letter_scale``: tile sets with big letters)."""
     assert find.image_from_board is not None
     crops = board_crops(image, find.image_from_board)
     probabilities = classifier.probabilities(crops)
@@ -109,7 +114,9 @@ def classify_board(
     if turn % 4:
         crops = turned_crops(crops, turn)
         probabilities = classifier.probabilities(crops)
-    return from_probabilities(find, blanks_of_tile_colour(crops, probabilities), turn % 4, guess)
+    probabilities = blanks_of_tile_colour(crops, probabilities)  # blanks as warped: what the classifier learnt
+    probabilities, scale = letters_at_their_scale(image, find.image_from_board, turn % 4, probabilities, classifier)
+    return replace(from_probabilities(find, probabilities, turn % 4, guess), letter_scale=scale)
 
 
 def from_probabilities(
