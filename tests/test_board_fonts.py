@@ -4,9 +4,8 @@ faces, and a training run that goes on after a stop as if it had not stopped."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np

@@ -55,4 +55,3 @@ def test_a_set_with_big_letters_is_read_at_a_smaller_scale_and_its_blanks_as_war
     assert [k for k, name in enumerate(read) if name == BLANK] == [k for k, name in enumerate(warped) if name == BLANK]
     assert any(t == BLANK for t in truth)
     assert reading.to_json()["letter_scale"] == reading.letter_scale
-

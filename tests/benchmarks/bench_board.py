@@ -100,14 +100,14 @@ class Tally:
         }
 
 
-MODELS: list[Path] = []  # ``--models DIR``: a candidate's board_cells.onnx and board_cells_fonts.onnx instead
+MODELS: Path | None = None  # ``--models DIR``: a candidate's board_cells.onnx and board_cells_fonts.onnx instead
 
 
 def classifier_measured() -> CellClassifier:
     """The classifier the figures are of: the committed one, or a candidate's (``--models``; not the tracker's)."""
-    if not MODELS:
+    if MODELS is None:
         return default_classifier()
-    return CellClassifier(MODELS[0] / "board_cells.onnx", font_opinion=MODELS[0] / "board_cells_fonts.onnx")
+    return CellClassifier(MODELS / "board_cells.onnx", font_opinion=MODELS / "board_cells_fonts.onnx")
 
 
 def bench_photos() -> dict[str, Any]:
@@ -352,8 +352,8 @@ def main() -> None:
     parser.add_argument("--models", type=Path, default=None, help="a folder with a candidate's board_cells.onnx and "
                         "board_cells_fonts.onnx, measured instead of the committed ones (not in the games' tracker)")
     args = parser.parse_args()
-    if args.models is not None:
-        MODELS.append(args.models)
+    global MODELS
+    MODELS = args.models
     cv2.setNumThreads(1)
     if args.games_in:
         print(json.dumps(bench_games(args.count, 6, catalogue=args.games_in), indent=1))

@@ -47,7 +47,7 @@ _BARE: Final = [CLASSES.index(EMPTY), CLASSES.index(COVERED)]
 _FOREIGN: Final = CLASSES.index(FOREIGN)
 _SPANISH: Final = np.array([name in SPANISH for name in CLASSES])
 _LOOKALIKE: Final = np.array([name in LOOKALIKES for name in CLASSES])
-_LETTER: Final = _SPANISH | (np.arange(len(CLASSES)) == _FOREIGN)
+LETTER: Final = _SPANISH | (np.arange(len(CLASSES)) == _FOREIGN)  # per class: a letter, Spanish or ``*``
 _TILE: Final = np.array([name in TILE_CLASSES for name in CLASSES])
 
 
@@ -112,11 +112,11 @@ class CellClassifier:
         model's, which reads the real photos' blanks and squares (issue 20)."""
         assert self._font is not None
         best, sure = probabilities.argmax(axis=1), probabilities.max(axis=1)
-        asked = np.nonzero((sure < FONT_BELOW) & _LETTER[best])[0]
+        asked = np.nonzero((sure < FONT_BELOW) & LETTER[best])[0]
         asked = asked[np.argsort(sure[asked])][:MAX_FONT_ASKED]
         if len(asked):
             combined = (1 - FONT_WEIGHT) * probabilities[asked] + FONT_WEIGHT * self._font.model_probabilities(crops[asked])
-            keep = _LETTER[combined.argmax(axis=1)]
+            keep = LETTER[combined.argmax(axis=1)]
             probabilities[asked[keep]] = combined[keep]
         return probabilities
 

@@ -8,8 +8,8 @@ again with its squares drawn smaller (``scaled_crops``: the crop keeps ``CROP_PX
 ``CELL_PX * scale``), and the board's letters take the scale at which they read surest: the mean top probability
 over the squares read as letters must gain ``MARGIN`` over the board as warped. Only the letters change: a square
 read as a letter keeps its reading at the chosen scale where that reading is a letter too (empty squares, blanks,
-those the tile's colour told too, ``tile_colour``, and hands stay as warped, which the classifier learnt). ``SCALES`` and ``MARGIN`` were set on the catalogue's
-calibration families (HISTORY.md, ninth session). The tracker does not do this (a frame's time); a camera's tile
+those the tile's colour told too, ``tile_colour``, and hands stay as warped, which the classifier learnt).
+``SCALES`` and ``MARGIN`` were set on the catalogue's calibration families (HISTORY.md, ninth session). The tracker does not do this (a frame's time); a camera's tile
 set is read as a still by ``veedor read-board`` before the event.
 """
 
@@ -22,16 +22,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .cells import CELL_PX, CROP_PX, normalise_board, smoothed_when_noisy
-from .classify import CellClassifier
+from .classify import LETTER, CellClassifier
 from .geometry import SIZE, FloatArray, board_to_canvas
-from .labels import CLASSES, FOREIGN, SPANISH
 from .orientation import turned_crops
 
 SCALES: Final = (0.85, 0.72)  # a square's side in the crop, of ``CELL_PX``: letters read as 0.85 and 0.72 times as big
 MARGIN: Final = 0.02  # mean top probability over the board's letters a scale must gain to be taken
 MIN_LETTERS: Final = 5  # fewer letters say too little about the set's letter size
 _MARGIN_PX: Final = CROP_PX  # canvas pixels around the board: every crop lies inside the canvas
-_LETTER: Final = np.array([name in SPANISH or name == FOREIGN for name in CLASSES])
 
 
 def scaled_crops(image: NDArray[np.uint8], image_from_board: FloatArray, scale: float) -> NDArray[np.uint8]:
@@ -51,7 +49,7 @@ def letters_at_their_scale(image: NDArray[np.uint8], image_from_board: FloatArra
                            probabilities: NDArray[np.float32], classifier: CellClassifier) -> tuple[NDArray[np.float32], float]:  # fmt: skip
     """``probabilities`` (225 x classes, the board read as warped and turned ``turn`` quarter turns, ``image_from_board``
     being the finder's frame) with the letters read at the scale they read surest, and that scale (1.0: as warped)."""
-    letters = _LETTER[probabilities.argmax(axis=1)]
+    letters = LETTER[probabilities.argmax(axis=1)]
     if letters.sum() < MIN_LETTERS:
         return probabilities, 1.0
     best, best_scale, best_read = float(probabilities[letters].max(axis=1).mean()) + MARGIN, 1.0, None
@@ -63,6 +61,6 @@ def letters_at_their_scale(image: NDArray[np.uint8], image_from_board: FloatArra
     if best_read is None:
         return probabilities, 1.0
     out = probabilities.copy()
-    kept = letters & _LETTER[best_read.argmax(axis=1)]
+    kept = letters & LETTER[best_read.argmax(axis=1)]
     out[kept] = best_read[kept]
     return out, best_scale
