@@ -170,3 +170,19 @@ def test_the_running_mean_of_weights_averages_floats_and_keeps_the_last_counts()
     assert average is not None
     assert all(torch.allclose(v, torch.ones_like(v)) for v in average.values() if v.is_floating_point())  # (0+1+2)/3
     assert all(int(v.max()) == 20 for v in average.values() if not v.is_floating_point())
+
+
+def test_distillation_costs_nothing_where_the_model_reads_as_its_teacher_and_ignores_what_the_teacher_misreads() -> None:
+    torch = pytest.importorskip("torch")
+    from models.board.net import CellNet
+    from models.board.train import distillation_loss
+
+    torch.manual_seed(0)
+    teacher, student = CellNet(width=0.5).eval(), CellNet(width=0.5).eval()
+    crops = torch.rand(6, 3, 40, 40)
+    with torch.no_grad():
+        read = teacher(crops).argmax(1)
+        assert float(distillation_loss(teacher(crops), teacher, crops, read)) == pytest.approx(0.0, abs=1e-6)
+        assert float(distillation_loss(student(crops), teacher, crops, read)) > 0.0
+        misread = (read + 1) % 32  # labels the teacher gets wrong on every crop: nothing of it is kept
+        assert float(distillation_loss(student(crops), teacher, crops, misread)) == 0.0

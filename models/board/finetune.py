@@ -4,7 +4,9 @@ Starts from the weights inside ``board_cells.onnx`` (its export folded each batc
 into the convolution before it: the convolutions take those weights and their batch
 norms start as the identity and keep their statistics frozen), then trains with
 ``train.augment`` on crops from ``make_data`` (real photo crops, from the training
-games only, drawn ``--real-weight`` (4) times as often as render crops). Fixed seeds, one thread unless ``--threads``.
+games only, drawn ``--real-weight`` (4) times as often as render crops). With ``--distil W`` the start model
+is kept as a frozen teacher and its readings, where right, weigh W in the loss (learning without forgetting:
+new crops learnt, blanks and sureness kept). Fixed seeds, one thread unless ``--threads``.
 Writes the model (``--out``, default the committed one) and ``labels.json``.
 """
 
@@ -19,6 +21,8 @@ import onnx
 import torch
 from onnx import numpy_helper
 from torch import nn
+
+from vision.board.labels import INDEX
 
 from .export import export
 from .net import BASE_CHANNELS, CellNet
@@ -57,6 +61,13 @@ def freeze_norms(model: nn.Module) -> None:
             module.eval()
 
 
+def not_letters(y: np.ndarray, source: np.ndarray) -> np.ndarray:
+    """Crops whose class is no letter (empty, blank, covered), and every real photo crop: where a fine-tuning on
+    letters should keep the start model's readings (``--distil-on not-letters``)."""
+    mask: np.ndarray = np.isin(y, [INDEX["."], INDEX["?"], INDEX["#"]]) | (source == 1)
+    return mask
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("data", nargs="+")
@@ -67,6 +78,10 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--out", default=str(HERE / "board_cells.onnx"))
     parser.add_argument("--real-weight", type=float, default=4.0, help="how much more often a real photo crop is drawn")
+    parser.add_argument("--distil", type=float, default=0.0,
+                        help="weight of the start model's own readings kept where right (0: plain fine-tuning)")
+    parser.add_argument("--distil-on", choices=("all", "not-letters"), default="all",
+                        help="not-letters: the teacher kept only on empty squares, blanks, covered squares and real photos")
     parser.add_argument("--threads", type=int, default=1, help="two may sum in another order than one: a rerun can differ in the last bits")
     args = parser.parse_args()
     out = Path(args.out)
@@ -76,12 +91,14 @@ def main() -> None:
     rng = np.random.default_rng(SEED)
     gen = torch.Generator().manual_seed(SEED)
     model = from_onnx(Path(args.start))
+    teacher = from_onnx(Path(args.start)).eval() if args.distil > 0 else None
     x, y, source = load(args.data)
     train, val, weights = split_crops(source, rng, args.real_weight)
     xt = torch.from_numpy(x).permute(0, 3, 1, 2)
     yt = torch.from_numpy(y)
     print(f"{len(train)} train crops ({int((source[train] == 1).sum())} real), {len(val)} validation; "
           f"start val acc {evaluate(model, xt[val], yt[val]):.4f}", flush=True)
+    kept = None if args.distil_on == "all" else torch.from_numpy(not_letters(y, source))
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epoch_size // args.batch
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.epochs * steps, pct_start=0.15)
@@ -90,7 +107,7 @@ def main() -> None:
         model.train()
         freeze_norms(model)
         picks = rng.choice(train, size=steps * args.batch, p=weights)
-        loss = train_epoch(model, optimiser, schedule, xt, yt, picks, args.batch, gen)
+        loss = train_epoch(model, optimiser, schedule, xt, yt, picks, args.batch, gen, teacher, args.distil, kept)
         accuracy = evaluate(model, xt[val], yt[val])
         print(f"epoch {epoch + 1}: loss {loss:.4f} val acc {accuracy:.4f} {time.time() - start:.0f}s", flush=True)
     export(model, out)

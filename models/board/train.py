@@ -268,21 +268,31 @@ def note(state: RunState, checkpoint: Path | None, line: str) -> None:
 
 
 def train_epoch(model: CellNet, optimiser: torch.optim.Optimizer, schedule: torch.optim.lr_scheduler.LRScheduler,
-                xt: torch.Tensor, yt: torch.Tensor, picks: np.ndarray, batch: int, gen: torch.Generator) -> float:
-    """One pass over the crops ``picks`` (indices into ``xt``/``yt``) in batches; the mean loss."""
-    return train_steps(model, optimiser, schedule, xt, yt, picks, batch, gen, 0, lambda step: True)[0]
+                xt: torch.Tensor, yt: torch.Tensor, picks: np.ndarray, batch: int, gen: torch.Generator,
+                teacher: CellNet | None = None, distil: float = 0.0, kept: torch.Tensor | None = None) -> float:
+    """One pass over the crops ``picks`` (indices into ``xt``/``yt``) in batches; the mean loss
+    (``train_steps`` for the teacher)."""
+    return train_steps(model, optimiser, schedule, xt, yt, picks, batch, gen, 0, lambda step: True, teacher, distil, kept)[0]
 
 
 def train_steps(model: CellNet, optimiser: torch.optim.Optimizer, schedule: torch.optim.lr_scheduler.LRScheduler,
                 xt: torch.Tensor, yt: torch.Tensor, picks: np.ndarray, batch: int, gen: torch.Generator,
-                first: int, keep: Callable[[int], bool]) -> tuple[float, bool]:
+                first: int, keep: Callable[[int], bool], teacher: CellNet | None = None,
+                distil: float = 0.0, kept: torch.Tensor | None = None) -> tuple[float, bool]:
     """The steps of an epoch from ``first`` on (``keep(steps done)`` after each: False stops the epoch);
-    the mean loss of the steps run, and whether the epoch finished."""
+    the mean loss of the steps run, and whether the epoch finished. With a ``teacher``, ``distil`` weighs
+    how far the model strays from it on the crops the teacher reads right (``distillation_loss``), among the crops
+    ``kept`` marks (a bool per crop of ``xt``; None: all)."""
     steps = len(picks) // batch
     total = 0.0
     for step in range(first, steps):
         idx = torch.from_numpy(picks[step * batch : (step + 1) * batch]).to(xt.device)
-        loss = F.cross_entropy(model(augment(xt[idx].float() / 255.0, gen)), yt[idx], label_smoothing=0.05)
+        crops = augment(xt[idx].float() / 255.0, gen)
+        logits = model(crops)
+        loss = F.cross_entropy(logits, yt[idx], label_smoothing=0.05)
+        if teacher is not None:
+            among = None if kept is None else kept[idx]
+            loss = loss + distil * distillation_loss(logits, teacher, crops, yt[idx], among)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
@@ -291,6 +301,26 @@ def train_steps(model: CellNet, optimiser: torch.optim.Optimizer, schedule: torc
         if not keep(step + 1):
             return total / max(1, step + 1 - first), False
     return total / max(1, steps - first), True
+
+
+DISTIL_TEMPERATURE = 2.0
+
+
+def distillation_loss(logits: torch.Tensor, teacher: CellNet, crops: torch.Tensor, labels: torch.Tensor,
+                      among: torch.Tensor | None = None) -> torch.Tensor:
+    """How far ``logits`` (N x classes) stray from the frozen ``teacher``'s on the same crops, counted only
+    where the teacher's reading is right (so it keeps what it knew, blanks and sureness, and learns the rest
+    from the labels) and ``among`` is true (N bools; None: every crop): KL at temperature 2, times its square
+    (Hinton et al.'s scale), averaged over the batch."""
+    with torch.no_grad():
+        known = teacher(crops)
+        right = known.argmax(1) == labels
+        if among is not None:
+            right &= among
+        right = right.float()
+    t = DISTIL_TEMPERATURE
+    kl = F.kl_div(F.log_softmax(logits / t, 1), F.log_softmax(known / t, 1), log_target=True, reduction="none").sum(1)
+    return (kl * right).sum() * t * t / max(1, len(labels))
 
 
 def measure_checks(model: CellNet, checks: dict[str, tuple[np.ndarray, np.ndarray]], device: torch.device) -> str:
