@@ -26,7 +26,7 @@ from vision.board.labels import INDEX
 
 from .export import export
 from .net import BASE_CHANNELS, CellNet
-from .train import SEED, evaluate, load, split_crops, train_epoch
+from .train import SEED, Distillation, evaluate, load, split_crops, train_epoch
 
 HERE = Path(__file__).resolve().parent
 
@@ -91,14 +91,16 @@ def main() -> None:
     rng = np.random.default_rng(SEED)
     gen = torch.Generator().manual_seed(SEED)
     model = from_onnx(Path(args.start))
-    teacher = from_onnx(Path(args.start)).eval() if args.distil > 0 else None
     x, y, source = load(args.data)
     train, val, weights = split_crops(source, rng, args.real_weight)
     xt = torch.from_numpy(x).permute(0, 3, 1, 2)
     yt = torch.from_numpy(y)
     print(f"{len(train)} train crops ({int((source[train] == 1).sum())} real), {len(val)} validation; "
           f"start val acc {evaluate(model, xt[val], yt[val]):.4f}", flush=True)
-    kept = None if args.distil_on == "all" else torch.from_numpy(not_letters(y, source))
+    distil = None
+    if args.distil > 0:
+        kept = None if args.distil_on == "all" else torch.from_numpy(not_letters(y, source))
+        distil = Distillation(from_onnx(Path(args.start)).eval(), args.distil, kept)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epoch_size // args.batch
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.epochs * steps, pct_start=0.15)
@@ -107,7 +109,7 @@ def main() -> None:
         model.train()
         freeze_norms(model)
         picks = rng.choice(train, size=steps * args.batch, p=weights)
-        loss = train_epoch(model, optimiser, schedule, xt, yt, picks, args.batch, gen, teacher, args.distil, kept)
+        loss = train_epoch(model, optimiser, schedule, xt, yt, picks, args.batch, gen, distil)
         accuracy = evaluate(model, xt[val], yt[val])
         print(f"epoch {epoch + 1}: loss {loss:.4f} val acc {accuracy:.4f} {time.time() - start:.0f}s", flush=True)
     export(model, out)

@@ -31,6 +31,7 @@ import math
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -269,20 +270,17 @@ def note(state: RunState, checkpoint: Path | None, line: str) -> None:
 
 def train_epoch(model: CellNet, optimiser: torch.optim.Optimizer, schedule: torch.optim.lr_scheduler.LRScheduler,
                 xt: torch.Tensor, yt: torch.Tensor, picks: np.ndarray, batch: int, gen: torch.Generator,
-                teacher: CellNet | None = None, distil: float = 0.0, kept: torch.Tensor | None = None) -> float:
+                distil: Distillation | None = None) -> float:
     """One pass over the crops ``picks`` (indices into ``xt``/``yt``) in batches; the mean loss
-    (``train_steps`` for the teacher)."""
-    return train_steps(model, optimiser, schedule, xt, yt, picks, batch, gen, 0, lambda step: True, teacher, distil, kept)[0]
+    (``train_steps`` for ``distil``)."""
+    return train_steps(model, optimiser, schedule, xt, yt, picks, batch, gen, 0, lambda step: True, distil)[0]
 
 
 def train_steps(model: CellNet, optimiser: torch.optim.Optimizer, schedule: torch.optim.lr_scheduler.LRScheduler,
                 xt: torch.Tensor, yt: torch.Tensor, picks: np.ndarray, batch: int, gen: torch.Generator,
-                first: int, keep: Callable[[int], bool], teacher: CellNet | None = None,
-                distil: float = 0.0, kept: torch.Tensor | None = None) -> tuple[float, bool]:
+                first: int, keep: Callable[[int], bool], distil: Distillation | None = None) -> tuple[float, bool]:
     """The steps of an epoch from ``first`` on (``keep(steps done)`` after each: False stops the epoch);
-    the mean loss of the steps run, and whether the epoch finished. With a ``teacher``, ``distil`` weighs
-    how far the model strays from it on the crops the teacher reads right (``distillation_loss``), among the crops
-    ``kept`` marks (a bool per crop of ``xt``; None: all)."""
+    the mean loss of the steps run, and whether the epoch finished. With ``distil``, its loss is added."""
     steps = len(picks) // batch
     total = 0.0
     for step in range(first, steps):
@@ -290,9 +288,8 @@ def train_steps(model: CellNet, optimiser: torch.optim.Optimizer, schedule: torc
         crops = augment(xt[idx].float() / 255.0, gen)
         logits = model(crops)
         loss = F.cross_entropy(logits, yt[idx], label_smoothing=0.05)
-        if teacher is not None:
-            among = None if kept is None else kept[idx]
-            loss = loss + distil * distillation_loss(logits, teacher, crops, yt[idx], among)
+        if distil is not None:
+            loss = loss + distil.loss(logits, crops, yt[idx], idx)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
@@ -304,6 +301,21 @@ def train_steps(model: CellNet, optimiser: torch.optim.Optimizer, schedule: torc
 
 
 DISTIL_TEMPERATURE = 2.0
+
+
+@dataclass(frozen=True)
+class Distillation:
+    """A frozen ``teacher`` kept during a fine-tuning: ``distillation_loss`` weighed ``weight``, on the crops ``kept``
+    marks (a bool per crop of the training tensor; None: every crop)."""
+
+    teacher: CellNet
+    weight: float
+    kept: torch.Tensor | None = None
+
+    def loss(self, logits: torch.Tensor, crops: torch.Tensor, labels: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+        """The weighed loss of a batch: ``crops`` (augmented) are the training crops ``idx``, read as ``logits``."""
+        among = None if self.kept is None else self.kept[idx]
+        return self.weight * distillation_loss(logits, self.teacher, crops, labels, among)
 
 
 def distillation_loss(logits: torch.Tensor, teacher: CellNet, crops: torch.Tensor, labels: torch.Tensor,
