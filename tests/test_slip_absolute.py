@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -15,6 +16,7 @@ from rules_core.lexicon import Lexicon
 from rules_core.movegen import generate_plays
 from rules_core.notation import Play
 from vision.slips import absolute, layout, tokens
+from vision.slips.boxes import marked
 from vision.slips.decoder import GRID_THRESHOLDS_FILE, Decision, Option, Thresholds
 from vision.slips.ingest import split_pages
 from vision.slips.printing import pads, slips_pdf
@@ -325,3 +327,43 @@ def test_a_sure_board_play_settles_an_unreadable_round_number(reader: SlipReader
     assert (settled.round, settled.verdict, settled.flags) == (4, "accepted", ())
     (ambiguous,) = reader.read_slip(scan, three_too, rounds=range(1, 10), current=4)
     assert ambiguous.verdict == "flagged" and "position_unknown" in ambiguous.flags
+
+
+def _shadow_band(frame: np.ndarray, y: float, depth: float = 70.0, sigma_px: float = 4.0) -> np.ndarray:
+    """``frame`` with a soft dark band across its whole width, centred on pixel row ``y`` and rising 1 px in 50: what
+    a phone's photo can leave of a shadow's edge after even light (``light.even``), as thin as a pen's stroke."""
+    rows, cols = np.mgrid[0 : frame.shape[0], 0 : frame.shape[1]]
+    shade = depth * np.exp(-0.5 * ((rows - y + cols / 50) / sigma_px) ** 2)
+    return np.clip(frame.astype(np.float32) - shade, 0, 255).astype(np.uint8)
+
+
+def test_a_thin_shadow_band_is_no_writing_in_a_square_or_a_box(printed: LocatedSlip) -> None:
+    """A shadow band as thin as a stroke, running across the slip, marks no box and writes no square: a letter is
+    shorter than a square every way (``light.short_marks_lifted``). Before, the band's squares were written and the
+    board read as several plays, its empty boxes as written."""
+    assert printed.board is not None
+    row_k = (absolute.GRID_Y0 + 10.5 * absolute.CELL) * layout.PX_PER_MM  # the board's row K, and the word box
+    banded = _shadow_band(_shadow_band(printed.board, row_k), (absolute.GRID_Y0 + 2.5 * absolute.CELL) * layout.PX_PER_MM)
+    assert absolute.written_cells(banded) == []
+    x0, y0, x1, y1 = layout.FIELDS["palabra"].pixels(layout.PX_PER_MM, 0.6)
+    assert not marked(banded[y0:y1, x0:x1], float(np.percentile(banded, 75)))
+    clear = [(0.5, 0.15, 0.5, 0.85), (0.25, 0.5, 0.75, 0.5)]
+    for square in ((10, 3), (10, 4), (10, 5)):  # a word written in the band's row is still written
+        _ink_in(banded, square, clear)
+    assert absolute.written_cells(banded) == [(10, 3), (10, 4), (10, 5)]
+    box = banded[y0:y1, x0:x1].copy()
+    cv2.line(box, (40, 20), (60, 80), 40, 2)  # a pen's stroke in the box, across the band
+    assert marked(box, float(np.percentile(banded, 75)))
+
+
+def test_an_absolute_slip_with_a_thin_shadow_band_across_it_is_read(reader: SlipReader, printed: LocatedSlip) -> None:
+    """The same band across the empty boxes and through the written word: the play read and accepted, not
+    ``several_plays``."""
+    assert printed.board is not None
+    position = Position.from_cgp(CHORIZO)
+    plays = generate_plays(position.board, position.rack, reader.lexicon)
+    rng = np.random.default_rng(4)
+    filled = drawn.fill_grid(printed.board, plays[4].play, hw.load_real_writer(REAL, "test"), rng)
+    banded = _shadow_band(filled, (absolute.GRID_Y0 + 10.5 * absolute.CELL) * layout.PX_PER_MM)
+    result = reader.read_slip(drawn.scan(banded, rng), lambda _: (position.board, position.rack))[0]
+    assert (result.verdict, result.decision.play, result.decision.score) == ("accepted", "12G ASOCIE", plays[4].score), result.flags

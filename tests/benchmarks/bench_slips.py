@@ -93,7 +93,8 @@ SEEDS = {"synthetic": 7001, "real-test": 7002, "synthetic-calibration": 8001, "r
          "two-notations-real-test": 7012, "two-notations-unipen-test": 7013, "corrected-real-test": 7014,
          "corrected-unipen-test": 7015, "misspelt-real-test": 7016, "misspelt-unipen-test": 7017,
          "absolute-misspelt-real-test": 7018, "absolute-misspelt-unipen-test": 7019, "misspelt-real-calibration": 8016,
-         "misspelt-unipen-calibration": 8017, "absolute-misspelt-real-calibration": 8018}
+         "misspelt-unipen-calibration": 8017, "absolute-misspelt-real-calibration": 8018,
+         "absolute-real-calibration": 8005, "absolute-unipen-calibration": 8006}
 # absolute-*: slips in absolute-board notation (D.III.20.1.c), the play on the printed board, by those hands
 DEFAULT_SETS = ("synthetic,real-test,unipen-test,unipen-unseen,absolute-real-test,absolute-unipen-test,"
                 "illegible-real-test,illegible-unipen-test,illegible-absolute-real-test,illegible-absolute-unipen-test,"

@@ -36,7 +36,7 @@ from rules_core.lexicon import Lexicon
 from rules_core.movegen import ScoredPlay, generate_plays
 from rules_core.notation import Play
 
-from . import ctc, layout, tokens
+from . import ctc, layout, light, tokens
 from .decoder import Candidate, CandidateSet, Decision, Scored, Thresholds, decide_scored, score_line
 from .glyphs import check_letters
 from .strikes import marked_out
@@ -50,6 +50,7 @@ MARKERS: Final = {4: (178.0, 3.0), 5: (178.0, 58.0)}  # top-left corners of the 
 TINT: Final = {Premium.DOUBLE_LETTER: 240, Premium.TRIPLE_LETTER: 232, Premium.DOUBLE_WORD: 236,
                Premium.TRIPLE_WORD: 228}  # fmt: skip
 PLAIN: Final = tuple((row, col) for row in range(15) for col in range(15) if PREMIUMS[row][col] not in TINT)
+SHADOW_MM: Final = 2 * CELL  # a dark thing this long or longer is no letter: a shadow (``written_cells``)
 NEAR: Final = 1  # squares each way around a square whose paper gives it its grey (``local_paper``)
 INK_CONTRAST: Final = 55  # grey levels under the paper that count as a pen's ink (tints are lighter)
 LINE_END_INK: Final = 0.03  # share of a square's inside inked that carries a line of written squares on
@@ -166,10 +167,13 @@ def written_cells(frame: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> lis
     papers = local_paper(insides)
     darkest = float(np.percentile(np.concatenate([v.ravel() for v in insides.values()]), 0.1))
     threshold = max(FAINT_CONTRAST, min(INK_CONTRAST, 0.45 * (float(np.median(papers)) - darkest)))
+    lifted = light.short_marks_lifted(frame, round(SHADOW_MM * px_per_mm))
     inked: dict[SquareT, float] = {}
     written: set[SquareT] = set()
     for square, inside in insides.items():
-        ink = (papers[square] - inside.astype(np.float32)) > threshold
+        box = cell_box(*square, px_per_mm, inset=0.6)
+        under_lifted = lifted[slice(*box[1::2]), slice(*box[0::2])] - inside.astype(np.float32)
+        ink = np.minimum(papers[square] - inside.astype(np.float32), under_lifted) > threshold
         if ink.mean() < 0.012:
             continue
         inked[square] = float(ink.mean())

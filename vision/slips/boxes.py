@@ -13,7 +13,7 @@ from typing import Final
 import cv2
 import numpy as np
 
-from . import layout
+from . import layout, light
 from .lineimage import ink_of
 from .spoilt import default_spoilt_net
 from .strikes import (
@@ -40,9 +40,11 @@ COORDINATE_SPOILT: Final = 0.98  # ... and a coordinate box, which every slip fi
 def marked(gray: np.ndarray, paper: float) -> bool:
     """Whether a box holds any mark of a pen: a stroke ``MARK_CONTRAST`` darker than ``paper`` (the slip's paper
     grey, measured outside the box: a box inked all over has no paper of its own), ``MARK_MM`` long or more.
-    A box without one has nothing written in it, not even a faint digit."""
+    A box without one has nothing written in it, not even a faint digit. A dark band longer than the box is high,
+    every way, is a shadow a phone's photo left, not a mark (``light.short_marks_lifted``)."""
     smooth = cv2.GaussianBlur(gray, (0, 0), 0.7).astype(np.float32)
-    ink = ((paper - smooth) >= MARK_CONTRAST).astype(np.uint8)
+    lifted = light.short_marks_lifted(gray, gray.shape[0])  # a shadow band across the box is no mark
+    ink = (np.minimum(paper, lifted) - smooth >= MARK_CONTRAST).astype(np.uint8)
     count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     span = MARK_MM * layout.PX_PER_MM
     return any(max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]) >= span for i in range(1, count))

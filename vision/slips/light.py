@@ -34,6 +34,7 @@ from . import layout
 LIGHT_PX_PER_MM: Final = 4.0  # the light is estimated at this resolution (it changes over millimetres, not pixels)
 STROKE_MM: Final = 2.5  # a closing this wide takes away every pen stroke and printed letter (strokes reach ~1 mm)
 PAPER_QUANTILE: Final = 90.0  # the evened paper's grey: this percentile of the light (a scan keeps its own)
+LINE_DIRECTIONS: Final = 8  # directions a shadow band is looked for along (``short_marks_lifted``)
 MAX_FILL_STEPS: Final = 400  # steps of the reconstruction, a pixel each: more than any path from the slip's edge takes
 
 
@@ -72,3 +73,28 @@ def even(gray: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> np.ndarray:
     paper = float(np.percentile(light, PAPER_QUANTILE))
     out = gray.astype(np.float32) * (paper / np.maximum(light, 1.0))
     return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def short_marks_lifted(gray: np.ndarray, length_px: int) -> np.ndarray:
+    """(H, W) float32: ``gray`` with every dark thing shorter than ``length_px`` in every direction lifted to the grey
+    around it: the least of grey closings by lines of that length in ``LINE_DIRECTIONS`` directions, at half the
+    resolution. A pen's letter, shorter than that every way, goes; a shadow band or a shadow's edge, which runs on
+    across the slip, stays. Ink is what is darker than this as well as darker than the paper: a shadow ``even`` left
+    (a band as thin as a stroke, or a shadow lying inside the slip) is then not taken for ink."""
+    h, w = gray.shape
+    small = cv2.resize(gray, (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA)
+    length = max(3, length_px // 2) | 1
+    lifted = np.full_like(small, 255)
+    for angle in np.arange(LINE_DIRECTIONS) * np.pi / LINE_DIRECTIONS:
+        lifted = np.minimum(lifted, cv2.morphologyEx(small, cv2.MORPH_CLOSE, line_kernel(length, float(angle))))
+    return cv2.resize(lifted, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+
+
+def line_kernel(length: int, angle: float) -> np.ndarray:
+    """A ``length`` x ``length`` uint8 structuring element: a one-pixel line through its centre at ``angle`` radians
+    (0: across)."""
+    kernel = np.zeros((length, length), np.uint8)
+    c, r = length // 2, (length - 1) / 2
+    dx, dy = r * np.cos(angle), r * np.sin(angle)
+    cv2.line(kernel, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1, 1)
+    return kernel

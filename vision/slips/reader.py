@@ -189,7 +189,7 @@ class NotationRead:
 
 
 def _notation_read(board: np.ndarray | None, coordinate: np.ndarray, word: np.ndarray, whole_word: np.ndarray,
-                   whole_coordinate: np.ndarray | None = None) -> NotationRead:  # fmt: skip
+                   whole_coordinate: np.ndarray | None = None, boxes_marked: bool = True) -> NotationRead:  # fmt: skip
     """What to read on a slip: its boxes (``coordinate``, ``word``: the boxes' ``visible_coordinate`` and
     ``visible_part``; ``whole_coordinate``: the coordinate box, ``coordinate`` when not given), or an absolute
     slip's ``board`` (its whole frame, ``LocatedSlip.board``) when squares are written there. D.III.20.2: a player
@@ -205,7 +205,7 @@ def _notation_read(board: np.ndarray | None, coordinate: np.ndarray, word: np.nd
         return NotationRead(None, boxes_box, play_spoilt(whole_word, word, coordinate, whole_coordinate))
     boxes_spoilt = play_spoilt(whole_word, word, coordinate, whole_coordinate, network=False)
     board_spoilt = absolute.blotted(board, written) or absolute.struck(board, written)
-    boxes_written = text_rows(coordinate) + text_rows(word) > 0
+    boxes_written = boxes_marked and text_rows(coordinate) + text_rows(word) > 0
     if board_spoilt and boxes_written and not boxes_spoilt:
         return NotationRead(None, boxes_box, False)
     return NotationRead((board, written), absolute.board_box(), board_spoilt, boxes_written and not boxes_spoilt)
@@ -382,11 +382,15 @@ class SlipReader:
         if qr is None and players:
             self._player_from_writing(result, fields["mesa"], _crop(rectified, _name_box()), players)
         coordinate, word = visible_coordinate(fields["coordenada"]), visible_part(fields["palabra"])
-        notation = _notation_read(slip.board, coordinate, word, fields["palabra"], fields["coordenada"])
+        notation = _notation_read(slip.board, coordinate, word, fields["palabra"], fields["coordenada"],
+                                  boxes_marked=bool(slip.written & {"coordenada", "palabra"}))
         if slip.board is not None:  # an absolute slip: the arbiter is shown the whole of it, board included
             result.rectified = slip.board
+        # two rows of writing in a box are two plays (D.III.20.2); a box with no pen's mark has no rows (a shadow)
+        several = any(text_rows(box) > 1 for name, box in (("coordenada", coordinate), ("palabra", word))
+                      if name in slip.written)
         return self._finish(result, join_line(coordinate, word), fields["ronda"], position_of, players, rounds,
-                            several=max(text_rows(coordinate), text_rows(word)) > 1, play_box=notation.play_box,
+                            several=several, play_box=notation.play_box,
                             current=current, grid=notation.grid, relative_notation=relative_notation,
                             spoilt=notation.spoilt, boxes_too=notation.boxes_too,
                             no_play=not slip.written & PLAY_FIELDS)  # fmt: skip
