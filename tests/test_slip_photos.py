@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -89,3 +90,18 @@ def test_a_photo_of_an_absolute_slip_finds_the_written_squares_and_no_tint(seed:
     found = locate_slips(photo)
     assert len(found) == 1 and found[0].board is not None
     assert absolute.written_cells(found[0].board) == sorted(play.squares())
+
+
+def test_even_light_follows_a_shadow_along_a_whole_absolute_slip() -> None:
+    """A shadow band entering at the left of an absolute slip (D.III.20.1.c) and lying along it nearly to its right
+    edge: its paper comes out the grey of the paper in the light all along, the board included. The fill from the
+    slip's edge stopped after 400 steps, a hundred millimetres in, and left the board in the shade."""
+    slip = absolute.render_absolute_slip(INFO)
+    ys, xs = np.mgrid[0 : slip.shape[0], 0 : slip.shape[1]]
+    band = (np.abs(ys - 0.5 * slip.shape[0]) < 0.12 * slip.shape[0]) & (xs < 0.97 * slip.shape[1])
+    shade = cv2.GaussianBlur(np.where(band, 0.5, 1.0).astype(np.float32), (0, 0), 6.0)
+    evened = light.even((slip * shade).astype(np.uint8)).astype(float)
+    paper = (slip >= 250) & (shade > 0.99)
+    on_board = (slip >= 250) & (shade < 0.51) & (xs > absolute.GRID_X0 * layout.PX_PER_MM)
+    assert on_board.sum() > 1000
+    assert abs(np.median(evened[on_board]) - np.median(evened[paper])) <= 12

@@ -35,7 +35,7 @@ LIGHT_PX_PER_MM: Final = 4.0  # the light is estimated at this resolution (it ch
 STROKE_MM: Final = 2.5  # a closing this wide takes away every pen stroke and printed letter (strokes reach ~1 mm)
 PAPER_QUANTILE: Final = 90.0  # the evened paper's grey: this percentile of the light (a scan keeps its own)
 LINE_DIRECTIONS: Final = 8  # directions a shadow band is looked for along (``short_marks_lifted``)
-MAX_FILL_STEPS: Final = 400  # steps of the reconstruction, a pixel each: more than any path from the slip's edge takes
+FILL_CHECK_EVERY: Final = 8  # steps of the reconstruction between two checks whether it has settled
 
 
 def paper_light(gray: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> np.ndarray:
@@ -54,16 +54,25 @@ def paper_light(gray: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> np.nda
 def _fill_holes(gray: np.ndarray) -> np.ndarray:
     """``gray`` with every dark patch not reaching the image's edge raised to the lowest grey around it (grey
     reconstruction by erosion from the edge: each pixel the least, over the paths from the edge to it, of the
-    lightest grey along the path)."""
+    lightest grey along the path). Each step carries the edge's greys a pixel further; a shadow entering at one
+    side of an absolute slip and lying along it is followed across the whole frame (``max_fill_steps``)."""
     filled = np.full_like(gray, 255)
     filled[0, :], filled[-1, :], filled[:, 0], filled[:, -1] = gray[0, :], gray[-1, :], gray[:, 0], gray[:, -1]
     kernel = np.ones((3, 3), np.uint8)
-    for _ in range(MAX_FILL_STEPS):
-        step = np.maximum(cv2.erode(filled, kernel), gray)
-        if np.array_equal(step, filled):
+    for _ in range(0, max_fill_steps(gray.shape), FILL_CHECK_EVERY):
+        before = filled
+        for _ in range(FILL_CHECK_EVERY):
+            filled = np.maximum(cv2.erode(filled, kernel), gray)
+        if np.array_equal(before, filled):
             break
-        filled = step
     return filled
+
+
+def max_fill_steps(shape: tuple[int, ...]) -> int:
+    """The most steps ``_fill_holes`` takes on an image of ``shape``: its height and width together, more than the
+    path from the edge along any shadow takes (400 steps, a fixed cap before, stopped a shadow halfway across an
+    absolute slip's frame, 760 px wide at ``LIGHT_PX_PER_MM``, and left its board in the shade)."""
+    return int(shape[0] + shape[1])
 
 
 def even(gray: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> np.ndarray:
