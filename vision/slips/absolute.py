@@ -161,9 +161,9 @@ def written_cells(frame: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> lis
     carries on the line of such squares at either end, or lies between two of them, needs only
     ``LINE_END_INK`` of ink, whatever its strokes' height: a faint letter written in broken strokes (a thin T)
     still starts the word, and a small C still joins the letters on either side of it."""
-    insides = {(row, col): frame[slice(*cell_box(row, col, px_per_mm, inset=0.6)[1::2]),
-                                 slice(*cell_box(row, col, px_per_mm, inset=0.6)[0::2])]
-               for row in range(15) for col in range(15)}  # fmt: skip
+    spans = {(row, col): (slice(*box[1::2]), slice(*box[0::2]))
+             for row in range(15) for col in range(15) for box in [cell_box(row, col, px_per_mm, inset=0.6)]}
+    insides = {square: frame[span] for square, span in spans.items()}
     papers = local_paper(insides)
     darkest = float(np.percentile(np.concatenate([v.ravel() for v in insides.values()]), 0.1))
     threshold = max(FAINT_CONTRAST, min(INK_CONTRAST, 0.45 * (float(np.median(papers)) - darkest)))
@@ -171,9 +171,8 @@ def written_cells(frame: np.ndarray, px_per_mm: float = layout.PX_PER_MM) -> lis
     inked: dict[SquareT, float] = {}
     written: set[SquareT] = set()
     for square, inside in insides.items():
-        box = cell_box(*square, px_per_mm, inset=0.6)
-        under_lifted = lifted[slice(*box[1::2]), slice(*box[0::2])] - inside.astype(np.float32)
-        ink = np.minimum(papers[square] - inside.astype(np.float32), under_lifted) > threshold
+        grey = inside.astype(np.float32)
+        ink = np.minimum(papers[square] - grey, lifted[spans[square]] - grey) > threshold
         if ink.mean() < 0.012:
             continue
         inked[square] = float(ink.mean())

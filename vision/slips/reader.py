@@ -133,9 +133,14 @@ class LocatedSlip:
         paper = float(np.percentile(self.rectified, 75))  # the slip's paper: most of a slip is blank paper
         found = {name for name, box in layout.FIELDS.items()
                  if marked(_crop(self.rectified, box.pixels(layout.PX_PER_MM, MARK_INSET)), paper)}  # fmt: skip
-        if self.board is not None and absolute.written_cells(self.board):
+        if self.written_squares:
             found.add("tablero")
         return frozenset(found)
+
+    @functools.cached_property
+    def written_squares(self) -> list[tuple[int, int]]:
+        """An absolute slip's written squares (``absolute.written_cells``, found once); none without a board."""
+        return absolute.written_cells(self.board) if self.board is not None else []
 
     @property
     def unused(self) -> bool:
@@ -189,7 +194,8 @@ class NotationRead:
 
 
 def _notation_read(board: np.ndarray | None, coordinate: np.ndarray, word: np.ndarray, whole_word: np.ndarray,
-                   whole_coordinate: np.ndarray | None = None, boxes_marked: bool = True) -> NotationRead:  # fmt: skip
+                   whole_coordinate: np.ndarray | None = None, boxes_marked: bool = True,
+                   squares: Sequence[tuple[int, int]] | None = None) -> NotationRead:  # fmt: skip
     """What to read on a slip: its boxes (``coordinate``, ``word``: the boxes' ``visible_coordinate`` and
     ``visible_part``; ``whole_coordinate``: the coordinate box, ``coordinate`` when not given), or an absolute
     slip's ``board`` (its whole frame, ``LocatedSlip.board``) when squares are written there. D.III.20.2: a player
@@ -198,9 +204,11 @@ def _notation_read(board: np.ndarray | None, coordinate: np.ndarray, word: np.nd
     boxes are read; the boxes' crossed out, the board is. A blot anywhere in the word box (``whole_word``) spoils
     it: a blot is no correction. Which of two notations stands is judged by the strike rules alone: the
     spoilt-box network may send a slip to the arbiter, never choose the play scored (a box it alone takes for
-    crossed out is still a play, compared with the board's)."""
+    crossed out is still a play, compared with the board's). ``boxes_marked``: whether a pen marked the coordinate or
+    word box (``LocatedSlip.written``); boxes no pen marked hold no play, whatever a photo's shade leaves in them.
+    ``squares``: the board's written squares when found already (``LocatedSlip.written_squares``; None: found here)."""
     boxes_box = layout.FIELDS["coordenada"].pixels()[:2] + layout.FIELDS["palabra"].pixels()[2:]
-    written = absolute.written_cells(board) if board is not None else []
+    written = list(squares) if squares is not None else absolute.written_cells(board) if board is not None else []
     if board is None or not written:
         return NotationRead(None, boxes_box, play_spoilt(whole_word, word, coordinate, whole_coordinate))
     boxes_spoilt = play_spoilt(whole_word, word, coordinate, whole_coordinate, network=False)
@@ -383,7 +391,8 @@ class SlipReader:
             self._player_from_writing(result, fields["mesa"], _crop(rectified, _name_box()), players)
         coordinate, word = visible_coordinate(fields["coordenada"]), visible_part(fields["palabra"])
         notation = _notation_read(slip.board, coordinate, word, fields["palabra"], fields["coordenada"],
-                                  boxes_marked=bool(slip.written & {"coordenada", "palabra"}))
+                                  boxes_marked=bool(slip.written & {"coordenada", "palabra"}),
+                                  squares=slip.written_squares)
         if slip.board is not None:  # an absolute slip: the arbiter is shown the whole of it, board included
             result.rectified = slip.board
         # two rows of writing in a box are two plays (D.III.20.2); a box with no pen's mark has no rows (a shadow)
