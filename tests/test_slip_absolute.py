@@ -17,7 +17,7 @@ from rules_core.movegen import generate_plays
 from rules_core.notation import Play
 from vision.slips import absolute, layout, tokens
 from vision.slips.boxes import marked
-from vision.slips.decoder import GRID_THRESHOLDS_FILE, Decision, Option, Thresholds
+from vision.slips.decoder import GRID_THRESHOLDS_FILE, Decision, Option, Scored, Thresholds
 from vision.slips.ingest import split_pages
 from vision.slips.printing import pads, slips_pdf
 from vision.slips.reader import LocatedSlip, SlipReader, locate_slips
@@ -305,6 +305,24 @@ def test_a_board_play_stands_only_where_both_recognisers_read_it() -> None:
     unsure = Decision("H4 CAZA", "H4 CAZA", None, "flagged", ("illegible",), 0.6)
     assert absolute.agreed([_decision("H4 CASA", 12, 0.99), unsure]).verdict == "flagged"
     assert absolute.agreed([unsure, _decision("H4 CASA", 12, 0.99)]) == unsure
+
+
+def test_a_board_the_readers_disagree_on_is_proposed_as_both_read_it_never_scored() -> None:
+    """The line reader doubts between CAZA and CASA, the square reader reads CASA surely: the board goes to the
+    arbiter unscored (the readers did not agree) with CASA offered first, the outcome both together make likeliest;
+    the line reader's own proposal would have been CAZA, which the arbiter would have had to overrule."""
+    line = Scored("H4 CAZA", (("play", "H4 CAZA", 30, -0.6), ("play", "H4 CASA", 12, -0.8),
+                              ("reading", "H4CAZO", None, -3.0)))  # fmt: skip
+    squares = Scored("H4 CASA", (("play", "H4 CASA", 12, -0.1), ("play", "H4 CAZA", 30, -6.0)))
+    limits = Thresholds(accept=0.99)
+    first = Decision("H4 CAZA", "H4 CAZA", None, "flagged", ("illegible",), 0.55)
+    together = absolute.proposed_together(first, [line, squares], [limits, limits])
+    assert together.verdict == "flagged" and together.flags == ("illegible",) and together.score is None
+    assert together.play == "H4 CASA" and together.options[0].text == "H4 CASA"
+    assert together.options[0].probability > 0.9 and together.slip() is None
+    assert sum(o.probability for o in together.options) == pytest.approx(1.0)
+    garbled = Scored("H4 QQ", (("reading", "H4QQ", None, -0.1),))
+    assert absolute.proposed_together(first, [garbled, garbled], [limits, limits]).play is None  # no play to offer
 
 
 def test_a_sure_board_play_settles_an_unreadable_round_number(reader: SlipReader, printed: LocatedSlip) -> None:

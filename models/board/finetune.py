@@ -6,7 +6,7 @@ norms start as the identity and keep their statistics frozen), then trains with
 ``train.augment`` on crops from ``make_data`` (real photo crops, from the training
 games only, drawn ``--real-weight`` (4) times as often as render crops). With ``--distil W`` the start model
 is kept as a frozen teacher and its readings, where right, weigh W in the loss (learning without forgetting:
-new crops learnt, blanks and sureness kept). Fixed seeds, one thread unless ``--threads``.
+new crops learnt, blanks and sureness kept); ``--teacher`` keeps another model's readings instead. Fixed seeds, one thread unless ``--threads``.
 Writes the model (``--out``, default the committed one) and ``labels.json``.
 """
 
@@ -82,6 +82,8 @@ def main() -> None:
                         help="weight of the start model's own readings kept where right (0: plain fine-tuning)")
     parser.add_argument("--distil-on", choices=("all", "not-letters"), default="all",
                         help="not-letters: the teacher kept only on empty squares, blanks, covered squares and real photos")
+    parser.add_argument("--teacher", default=None,
+                        help="the model kept with --distil (default: the start model)")
     parser.add_argument("--threads", type=int, default=1, help="two may sum in another order than one: a rerun can differ in the last bits")
     args = parser.parse_args()
     out = Path(args.out)
@@ -100,7 +102,8 @@ def main() -> None:
     distil = None
     if args.distil > 0:
         kept = None if args.distil_on == "all" else torch.from_numpy(not_letters(y, source))
-        distil = Distillation(from_onnx(Path(args.start)).eval(), args.distil, kept)
+        teacher = from_onnx(Path(args.teacher or args.start)).eval()
+        distil = Distillation(teacher, args.distil, kept)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epoch_size // args.batch
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=args.epochs * steps, pct_start=0.15)

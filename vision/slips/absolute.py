@@ -37,7 +37,7 @@ from rules_core.movegen import ScoredPlay, generate_plays
 from rules_core.notation import Play
 
 from . import ctc, layout, light, tokens
-from .decoder import Candidate, CandidateSet, Decision, Scored, Thresholds, decide_scored, score_line
+from .decoder import Candidate, CandidateSet, Decision, Scored, Thresholds, decide_scored, options_of, score_line
 from .glyphs import check_letters
 from .strikes import marked_out
 
@@ -53,6 +53,7 @@ PLAIN: Final = tuple((row, col) for row in range(15) for col in range(15) if PRE
 SHADOW_MM: Final = 2 * CELL  # a dark thing this long or longer is no letter: a shadow (``written_cells``)
 NEAR: Final = 1  # squares each way around a square whose paper gives it its grey (``local_paper``)
 INK_CONTRAST: Final = 55  # grey levels under the paper that count as a pen's ink (tints are lighter)
+UNNAMED: Final = 1e-6  # a reader's posterior for an outcome it does not name (``proposed_together``)
 LINE_END_INK: Final = 0.03  # share of a square's inside inked that carries a line of written squares on
 FAINT_CONTRAST: Final = 32  # the least contrast taken as ink, for a faint pencil (the darkest tint is 27 under)
 SOLID_CONTRAST: Final = 80  # grey levels under the paper that count as solid ink, for ``blotted``
@@ -476,8 +477,29 @@ def decide_board(scored: Sequence[Scored], ordered: Sequence[SquareT], board: Bo
     (``has_gap``)."""
     decision = agreed([decide_scored(s, board, rack, lexicon, limits) for s, limits in zip(scored, thresholds, strict=True)])
     if decision.verdict != "flagged" and has_gap(ordered, board):
-        return replace(decision, verdict="flagged", flags=("illegible",), score=None, notation=None, reason="")
+        decision = replace(decision, verdict="flagged", flags=("illegible",), score=None, notation=None, reason="")
+    if decision.flags == ("illegible",):
+        return proposed_together(decision, scored, thresholds)
     return decision
+
+
+def proposed_together(decision: Decision, scored: Sequence[Scored], thresholds: Sequence[Thresholds],
+                      top: int = 5) -> Decision:  # fmt: skip
+    """A board the readers did not agree on, with what the arbiter is offered (its play and listed outcomes) from all
+    of them together: each outcome's posteriors under each reader (``options_of``, ``UNNAMED`` where a reader does
+    not name it) multiplied and renormalised. Nothing is scored: the proposal only spares the arbiter typing a play one
+    reader read surely and the other doubted (issue 68)."""
+    each = [{(o.kind, o.text): o for o in options_of(s, limits)} for s, limits in zip(scored, thresholds, strict=True)]
+    named = {key: option for options in each for key, option in options.items()}
+    if not named:
+        return decision
+    logs = {key: sum(np.log(options[key].probability if key in options else UNNAMED) for options in each) for key in named}
+    total = np.logaddexp.reduce(np.array(list(logs.values())))
+    together = sorted((replace(named[key], probability=float(np.exp(value - total))) for key, value in logs.items()),
+                      key=lambda option: -option.probability)  # fmt: skip
+    best = together[0]
+    play = best.text if best.kind != "reading" else None
+    return replace(decision, play=play, options=tuple(together[:top]), confidence=best.probability)
 
 
 def agreed(decisions: Sequence[Decision]) -> Decision:
