@@ -1,6 +1,6 @@
 """Tune the lean to ``*`` (``vision.board.classify.lean_to_foreign``) on the CALIBRATION font families.
 
-``python -m models.board.tune_lean --scenes 60 --seed 4242 [--model PATH [--font PATH]]``
+``python -m models.board.tune_lean --scenes 60 --seed 4242 [--model PATH [--font PATH | --alone]] [--catalogue]``
 
 Renders boards of every design in fonts of the ``calibration`` families only
 (``vision.board.synthetic.render_designs.FONT_FAMILIES``: never trained on, never reported), a
@@ -8,7 +8,9 @@ fifth of the tiles non-Spanish, and reads their crops (true grid, moved a twenti
 a cell as a finder leaves it) with the classifier without its lean; then prints, for
 each rule tried, the Spanish letters read right and the non-Spanish letters read as
 Spanish. The rule is chosen here, and only reported on the held-out families
-(``tests/benchmarks/bench_board.py``).
+(``tests/benchmarks/bench_board.py``). ``--catalogue``: the boards drawn instead in the faces of the font catalogue's
+calibration families (``fonts.json``, issue 69: Ferrite Core DX, StayPuft... as ``bench_board.py --catalogue-in
+calibration`` draws them), where a lean has more to do; ``--alone``: the main model without the font model.
 """
 
 from __future__ import annotations
@@ -27,19 +29,26 @@ from vision.board.labels import CLASSES, FOREIGN, INDEX, SPANISH
 from vision.board.synthetic.render_designs import DESIGNS
 
 from .data import jittered
+from .fonts import load as load_catalogue
 
 
-def readings(scenes: int, seed: int, model: str | None, font: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+def readings(scenes: int, seed: int, model: str | None, font: str | None = None, alone: bool = False,
+             catalogue: bool = False) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Probabilities (no lean) and true class indices of every tile crop of the renders; ``model`` and ``font``: a
-    candidate's main and font models instead of the committed ones."""
-    reader = classify.CellClassifier(model or classify.MODEL_PATH, font_opinion=font or classify.FONT_OPINION_PATH)
+    candidate's main and font models instead of the committed ones (``alone``: no font model); ``catalogue``: tiles in
+    the faces of the font catalogue's calibration families."""
+    reader = classify.CellClassifier(model or classify.MODEL_PATH,
+                                     font_opinion=None if alone else font or classify.FONT_OPINION_PATH)  # fmt: skip
+    faces = {f.name: tuple(f.faces) for f in load_catalogue() if f.part == "calibration"} if catalogue else {}
+    names = sorted(faces)
     rng = np.random.default_rng(seed)
     probs, truth = [], []
     with mock.patch.object(classify, "lean_to_foreign", lambda p: p):
         for i in range(scenes):
             design = DESIGNS[i % len(DESIGNS)]
             cells = R.random_cells(rng, foreign=0.2)
-            scene = R.random_scene(rng, cells, split="calibration", hands=0, design=design)
+            fonts = faces[names[int(rng.integers(len(names)))]] if names else ()
+            scene = R.random_scene(rng, cells, split="calibration", hands=0, design=design, fonts=fonts)
             frame = R.render(scene)
             crops = board_crops(frame.image, jittered(frame.image_from_board, rng, 0.05))
             labels = np.array([INDEX[n] for row in frame.labels for n in row])
@@ -70,14 +79,17 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=4242)
     parser.add_argument("--model", default=None)
     parser.add_argument("--font", default=None, help="the font model read with --model (default: the committed one)")
+    parser.add_argument("--alone", action="store_true", help="the main model without a font model")
+    parser.add_argument("--catalogue", action="store_true", help="tiles in the font catalogue's calibration families")
     parser.add_argument("--save", default=None, help="also write the readings (probs, truth) to this .npz")
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    probs, truth = readings(args.scenes, args.seed, args.model, args.font)
+    probs, truth = readings(args.scenes, args.seed, args.model, args.font, args.alone, args.catalogue)
     if args.save:
         np.savez_compressed(args.save, probs=probs, truth=truth)
     spanish = sum(CLASSES[k] in SPANISH for k in truth)
-    print(f"{len(truth)} tiles: {spanish} Spanish letters, {len(truth) - spanish} non-Spanish (calibration families)")
+    families = "the catalogue's calibration families" if args.catalogue else "calibration families"
+    print(f"{len(truth)} tiles: {spanish} Spanish letters, {len(truth) - spanish} non-Spanish ({families})")
     print("| lean | below | weight | Spanish right | Spanish read `*` | non-Spanish read as Spanish |")
     print("| --- | --- | --- | --- | --- | --- |")
     print("| none | - | - | %.2f %% | %d | %d |" % judge(probs, truth, 0.0, 1.0, ()))
