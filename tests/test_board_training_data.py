@@ -100,3 +100,34 @@ def test_crops_are_refused_when_a_family_to_draw_from_is_not_installed(
     with pytest.raises(SystemExit):
         make_data.main()
     assert "fonts not installed for: Cardo" in capsys.readouterr().err and not out.exists()
+
+
+def _letter_tile_crop() -> np.ndarray:
+    """A 40 x 40 crop as ``board_crops`` cuts it: a cream tile face with a dark E and its value 1, the dark gap
+    around the tile, and a neighbour's mark in the crop's outer 4 px."""
+    import cv2
+
+    crop = np.full((40, 40, 3), (60, 110, 40), np.uint8)  # the board's green
+    crop[5:36, 5:36] = (215, 230, 235)  # the face
+    cv2.rectangle(crop, (5, 5), (35, 35), (40, 40, 40), 1)  # the tile's edge
+    cv2.putText(crop, "E", (12, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (30, 30, 30), 2)
+    cv2.putText(crop, "1", (27, 31), cv2.FONT_HERSHEY_SIMPLEX, 0.25, (30, 30, 30), 1)  # clear of the edge
+    crop[10:14, 0:3] = 30  # a neighbour's value at the crop's edge
+    return crop
+
+
+def test_a_real_letter_tile_painted_out_is_a_blank_of_the_same_tile() -> None:
+    """The training blanks made from real letter tiles (``real_blanks``): the letter and value are gone from the face,
+    which keeps its colour; the tile's edge and the neighbours are left as they were; a bare face gives nothing."""
+    from models.board.real_blanks import paint_out
+
+    crop = _letter_tile_crop()
+    blank = paint_out(crop)
+    assert blank is not None
+    face = blank[8:33, 8:33].astype(int)
+    assert (face.min(axis=(0, 1)) > np.array([215, 230, 235]) - 40).all()  # no ink left on the face
+    assert np.abs(face.mean(axis=(0, 1)) - [215, 230, 235]).max() < 10
+    assert (blank[5, 5:36] == crop[5, 5:36]).all() and (blank[10:14, 0:3] == crop[10:14, 0:3]).all()
+    bare = crop.copy()
+    bare[6:35, 6:35] = (215, 230, 235)
+    assert paint_out(bare) is None
