@@ -21,7 +21,7 @@ from typing import Final
 import cv2
 import numpy as np
 
-from vision.board.labels import CLASSES, INDEX
+from vision.board.labels import CLASSES, INDEX, SPANISH
 
 from .crop_cache import CACHE
 
@@ -60,7 +60,7 @@ def paint_out(crop: np.ndarray) -> np.ndarray | None:
 def real_blanks(crops: np.ndarray, classes: np.ndarray, count: int, seed: int) -> np.ndarray:
     """``count`` blanks painted from the letter tiles (classes A-Z, CH, LL, Ñ, RR) among ``crops`` (N x 40 x 40 x 3),
     drawn with ``seed`` among every one painted."""
-    letters = [i for i, k in enumerate(classes) if CLASSES[k] not in (".", "?", "*", "#")]
+    letters = [i for i, k in enumerate(classes) if CLASSES[k] in SPANISH]
     painted = [blank for blank in (paint_out(crops[i]) for i in letters) if blank is not None]
     chosen = np.random.default_rng(seed).choice(len(painted), size=min(count, len(painted)), replace=False)
     return np.stack([painted[i] for i in chosen])

@@ -208,7 +208,9 @@ def _notation_read(board: np.ndarray | None, coordinate: np.ndarray, word: np.nd
     word box (``LocatedSlip.written``); boxes no pen marked hold no play, whatever a photo's shade leaves in them.
     ``squares``: the board's written squares when found already (``LocatedSlip.written_squares``; None: found here)."""
     boxes_box = layout.FIELDS["coordenada"].pixels()[:2] + layout.FIELDS["palabra"].pixels()[2:]
-    written = list(squares) if squares is not None else absolute.written_cells(board) if board is not None else []
+    if squares is None:
+        squares = absolute.written_cells(board) if board is not None else []
+    written = list(squares)
     if board is None or not written:
         return NotationRead(None, boxes_box, play_spoilt(whole_word, word, coordinate, whole_coordinate))
     boxes_spoilt = play_spoilt(whole_word, word, coordinate, whole_coordinate, network=False)
