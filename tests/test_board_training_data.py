@@ -131,3 +131,20 @@ def test_a_real_letter_tile_painted_out_is_a_blank_of_the_same_tile() -> None:
     bare = crop.copy()
     bare[6:35, 6:35] = (215, 230, 235)
     assert paint_out(bare) is None
+
+
+def test_how_well_a_reader_knows_when_it_is_right_counts_the_right_letters_read_surer_than_its_kth_surest_wrong_one() -> None:
+    """``tune_lean.sure_right``, how candidates are compared where the tracker's doubt threshold acts: a reader whose
+    wrong letters are all less sure than its right ones keeps them all; one wrong letter read surest keeps none at 0."""
+    from models.board.tune_lean import sure_right
+    from vision.board.labels import INDEX
+
+    truth = np.array([INDEX[name] for name in "AEIOSX"])
+    probs = np.full((6, len(CLASSES)), 0.001)
+    for row, (read, sure) in enumerate([("A", 0.9), ("E", 0.8), ("I", 0.7), ("O", 0.6), ("E", 0.5), ("X", 0.95)]):
+        probs[row, INDEX[read]] = sure
+    assert sure_right(probs, truth, 0) == (0.5, 5)  # only the S is misread, less surely than every right letter
+    probs[5, INDEX["X"]], probs[5, INDEX["J"]] = 0.001, 0.95  # the X read J, surest of all
+    assert sure_right(probs, truth, 0) == (0.95, 0)
+    assert sure_right(probs, truth, 1) == (0.5, 4)
+    assert sure_right(probs, truth, 2) == (0.0, 4)

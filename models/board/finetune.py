@@ -26,7 +26,7 @@ from vision.board.labels import INDEX
 
 from .export import export
 from .net import BASE_CHANNELS, CellNet
-from .train import SEED, Distillation, evaluate, load, split_crops, train_epoch
+from .train import LABEL_SMOOTHING, SEED, Distillation, evaluate, load, split_crops, train_epoch
 
 HERE = Path(__file__).resolve().parent
 
@@ -68,6 +68,17 @@ def not_letters(y: np.ndarray, source: np.ndarray) -> np.ndarray:
     return mask
 
 
+def weighed_by_class(weights: np.ndarray, labels: np.ndarray, settings: list[str]) -> np.ndarray:
+    """Drawing probabilities with the crops of each ``CLASS=W`` of ``settings`` weighed W times more, renormalised."""
+    out = weights.astype(np.float64).copy()
+    for setting in settings:
+        name, _, value = setting.rpartition("=")
+        if name not in INDEX:
+            raise SystemExit(f"--class-weight {setting!r}: {name!r} is no class of labels.json")
+        out[labels == INDEX[name]] *= float(value)
+    return out / out.sum()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("data", nargs="+")
@@ -84,6 +95,9 @@ def main() -> None:
                         help="not-letters: the teacher kept only on empty squares, blanks, covered squares and real photos")
     parser.add_argument("--teacher", default=None,
                         help="the model kept with --distil (default: the start model)")
+    parser.add_argument("--class-weight", action="append", default=[], metavar="CLASS=W",
+                        help="draw the crops of CLASS (a label of labels.json, e.g. '*') W times as often; repeatable")
+    parser.add_argument("--label-smoothing", type=float, default=LABEL_SMOOTHING)
     parser.add_argument("--threads", type=int, default=1, help="two may sum in another order than one: a rerun can differ in the last bits")
     args = parser.parse_args()
     out = Path(args.out)
@@ -95,6 +109,7 @@ def main() -> None:
     model = from_onnx(Path(args.start))
     x, y, source = load(args.data)
     train, val, weights = split_crops(source, rng, args.real_weight)
+    weights = weighed_by_class(weights, y[train], args.class_weight)
     xt = torch.from_numpy(x).permute(0, 3, 1, 2)
     yt = torch.from_numpy(y)
     print(f"{len(train)} train crops ({int((source[train] == 1).sum())} real), {len(val)} validation; "
@@ -112,7 +127,7 @@ def main() -> None:
         model.train()
         freeze_norms(model)
         picks = rng.choice(train, size=steps * args.batch, p=weights)
-        loss = train_epoch(model, optimiser, schedule, xt, yt, picks, args.batch, gen, distil)
+        loss = train_epoch(model, optimiser, schedule, xt, yt, picks, args.batch, gen, distil, args.label_smoothing)
         accuracy = evaluate(model, xt[val], yt[val])
         print(f"epoch {epoch + 1}: loss {loss:.4f} val acc {accuracy:.4f} {time.time() - start:.0f}s", flush=True)
     export(model, out)

@@ -11,6 +11,8 @@ Spanish. The rule is chosen here, and only reported on the held-out families
 (``tests/benchmarks/bench_board.py``). ``--catalogue``: the boards drawn instead in the faces of the font catalogue's
 calibration families (``fonts.json``, issue 69: Ferrite Core DX, StayPuft... as ``bench_board.py --catalogue-in
 calibration`` draws them), where a lean has more to do; ``--alone``: the main model without the font model.
+First it prints how well the reader knows when it is right (``sure_right``: right letters read surer than its K-th
+surest wrong one): what the tracker's doubt threshold can keep of a candidate's reading (issue 69, thirteenth session).
 """
 
 from __future__ import annotations
@@ -73,6 +75,18 @@ def judge(probs: np.ndarray, truth: np.ndarray, below: float, weight: float, loo
     return right, as_foreign, leaked
 
 
+def sure_right(probs: np.ndarray, truth: np.ndarray, wrong: int) -> tuple[float, int]:
+    """How well a reader knows when it is right: the confidence of its ``wrong``-th surest wrong Spanish letter
+    (counting from 0), and how many Spanish letters it reads right with more confidence than that (no lean). A
+    temperature moves the first and hardly the second, so candidates are compared on the second."""
+    spanish = np.array([CLASSES[k] in SPANISH for k in truth])
+    best, sure = probs.argmax(axis=1)[spanish], probs.max(axis=1)[spanish]
+    right = best == truth[spanish]
+    misread = np.sort(sure[~right])[::-1]
+    threshold = float(misread[wrong]) if wrong < len(misread) else 0.0
+    return threshold, int((right & (sure > threshold)).sum())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--scenes", type=int, default=60)
@@ -90,6 +104,11 @@ def main() -> None:
     spanish = sum(CLASSES[k] in SPANISH for k in truth)
     families = "the catalogue's calibration families" if args.catalogue else "calibration families"
     print(f"{len(truth)} tiles: {spanish} Spanish letters, {len(truth) - spanish} non-Spanish ({families})")
+    print("| wrong Spanish letters read surer | at or above | right Spanish letters read surer |")
+    print("| --- | --- | --- |")
+    for wrong in (3, 5, 10, 20):
+        print("| %d | %.2f | %d |" % (wrong, *sure_right(probs, truth, wrong)))
+    print()
     print("| lean | below | weight | Spanish right | Spanish read `*` | non-Spanish read as Spanish |")
     print("| --- | --- | --- | --- | --- | --- |")
     print("| none | - | - | %.2f %% | %d | %d |" % judge(probs, truth, 0.0, 1.0, ()))
