@@ -26,7 +26,7 @@ from vision.board.labels import INDEX
 
 from .export import export
 from .net import BASE_CHANNELS, CellNet
-from .train import LABEL_SMOOTHING, SEED, Distillation, evaluate, load, split_crops, train_epoch
+from .train import LABEL_SMOOTHING, SEED, Distillation, evaluate, load, split_crops, train_epoch, weighed_by_class
 
 HERE = Path(__file__).resolve().parent
 
@@ -66,17 +66,6 @@ def not_letters(y: np.ndarray, source: np.ndarray) -> np.ndarray:
     letters should keep the start model's readings (``--distil-on not-letters``)."""
     mask: np.ndarray = np.isin(y, [INDEX["."], INDEX["?"], INDEX["#"]]) | (source == 1)
     return mask
-
-
-def weighed_by_class(weights: np.ndarray, labels: np.ndarray, settings: list[str]) -> np.ndarray:
-    """Drawing probabilities with the crops of each ``CLASS=W`` of ``settings`` weighed W times more, renormalised."""
-    out = weights.astype(np.float64).copy()
-    for setting in settings:
-        name, _, value = setting.rpartition("=")
-        if name not in INDEX:
-            raise SystemExit(f"--class-weight {setting!r}: {name!r} is no class of labels.json")
-        out[labels == INDEX[name]] *= float(value)
-    return out / out.sum()
 
 
 def main() -> None:

@@ -20,7 +20,8 @@ S`` stops it, saved, after S seconds (a session's end). The log counts the CPU h
 keeps the running mean of the weights at the end of each epoch after the E-th (the schedule's tail), exported as
 ``board_cells_average.onnx`` beside each epoch's model and measured on the check shards too: one epoch's weights
 may sit on a knife's edge for a class (the photos' blanks swung from 18 to 57 of 57 between epochs), their mean
-less so.
+less so. ``--also`` adds crop files beside the cache's shards (the painted blanks of ``real_blanks.py``),
+``--without`` leaves shards out by name, ``--class-weight '*=3'`` draws a class's crops more often.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from fnmatch import fnmatch
 from pathlib import Path
 
 import numpy as np
@@ -124,6 +126,12 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--width", type=float, default=1.0, help="channels per layer, times the committed network's")
     parser.add_argument("--average-from", type=int, default=0, help="average the weights at the ends of the epochs after "
                         "this one (0: none); on --resume of a checkpoint started without it, this value")
+    parser.add_argument("--also", action="append", default=[], metavar="DATA.npz", help="with --cache: crops trained on "
+                        "beside the cache's shards (e.g. real_blanks.npz; looked for in the cache on another machine)")
+    parser.add_argument("--without", action="append", default=[], metavar="PATTERN", help="with --cache: shards left out, "
+                        "by name (fnmatch: 's*' leaves out the big-letter shards)")
+    parser.add_argument("--class-weight", action="append", default=[], metavar="CLASS=W",
+                        help="draw the crops of CLASS (a label of labels.json, e.g. '*') W times as often; repeatable")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--device", default="cpu", help='"cuda" to train on a GPU')
     args = parser.parse_args(argv)
@@ -150,9 +158,11 @@ def run(args: argparse.Namespace, checkpoint: Path | None, out: Path) -> None:
     x, y, source = load(data)
     if args.cache:
         train, weights = np.arange(len(y)), draw_weights(source, args.real_weight, args.real_share)
+        weights = weighed_by_class(weights, y, args.class_weight)
         checks_xy = {Path(p).stem: load([p])[:2] for p in checks}
     else:
         train, val, weights = split_crops(source, np.random.default_rng(args.seed), args.real_weight)
+        weights = weighed_by_class(weights, y[train], args.class_weight)
         checks_xy = {"val": (x[val], y[val])}
     model = CellNet(width=args.width).to(device)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
@@ -195,6 +205,7 @@ def run(args: argparse.Namespace, checkpoint: Path | None, out: Path) -> None:
             x, y, source = load(state.data)
             xt, yt = torch.from_numpy(x).permute(0, 3, 1, 2).to(device), torch.from_numpy(y).to(device)
             train, weights = np.arange(len(y)), draw_weights(source, args.real_weight, args.real_share)
+            weights = weighed_by_class(weights, y, args.class_weight)
             note(state, checkpoint, f"grown by {', '.join(Path(p).stem for p in grown)}: {len(train)} train crops "
                  f"({int((source == 1).sum())} real)")
         rng = generator_at(state.epoch_rng)
@@ -239,6 +250,17 @@ def draw_weights(source: np.ndarray, real_weight: float, real_share: float = 0.0
     return weights / weights.sum()
 
 
+def weighed_by_class(weights: np.ndarray, labels: np.ndarray, settings: list[str]) -> np.ndarray:
+    """Drawing probabilities with the crops of each ``CLASS=W`` of ``settings`` weighed W times more, renormalised."""
+    out = weights.astype(np.float64).copy()
+    for setting in settings:
+        name, _, value = setting.rpartition("=")
+        if name not in INDEX:
+            raise SystemExit(f"--class-weight {setting!r}: {name!r} is no class of labels.json")
+        out[labels == INDEX[name]] *= float(value)
+    return out / out.sum()
+
+
 def settings_of_data(checkpoint: Path) -> list[str]:
     return list(torch.load(checkpoint, weights_only=False)["run"]["data"])
 
@@ -247,13 +269,15 @@ def datasets(args: argparse.Namespace, saved: list[str] | None) -> tuple[list[st
     """The crop files to train on (a resumed run's own) and, with --cache, the check files."""
     if not args.cache:
         return list(saved or args.data), []
-    present = [str(s.path) for s in crop_cache.present("train")]
+    present = [str(s.path) for s in crop_cache.present("train") if not any(fnmatch(s.name, p) for p in args.without)]
+    present += list(args.also)
     # a saved shard is looked for in this machine's cache when it is not where it was rendered
     data = [p if Path(p).is_file() else str(crop_cache.CACHE / Path(p).name) for p in saved] if saved is not None else present
     missing = [p for p in data if not Path(p).is_file()]
     if missing:
         raise SystemExit(f"crop shards missing: {', '.join(Path(p).stem for p in missing)} "
-                         "(python -m models.board.crop_cache build renders them again, the same crops)")
+                         "(python -m models.board.crop_cache build renders them again, the same crops; "
+                         "python -m models.board.real_blanks paints the blanks of real_blanks.npz again)")
     return data, [str(s.path) for s in crop_cache.present("check")]
 
 
