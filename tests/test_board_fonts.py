@@ -186,3 +186,16 @@ def test_distillation_costs_nothing_where_the_model_reads_as_its_teacher_and_ign
         assert float(distillation_loss(student(crops), teacher, crops, read)) > 0.0
         misread = (read + 1) % 32  # labels the teacher gets wrong on every crop: nothing of it is kept
         assert float(distillation_loss(student(crops), teacher, crops, misread)) == 0.0
+
+
+def test_a_class_weighed_w_is_drawn_w_times_as_often_and_an_unknown_class_is_refused() -> None:
+    pytest.importorskip("torch")
+    from models.board.train import weighed_by_class
+    from vision.board.labels import INDEX
+
+    labels = np.array([INDEX["A"], INDEX["*"], INDEX["*"], INDEX["."]])
+    weights = weighed_by_class(np.full(4, 0.25), labels, ["*=3"])
+    assert weights.sum() == pytest.approx(1.0)
+    assert weights[1] == weights[2] == pytest.approx(3 * weights[0]) and weights[0] == weights[3]
+    with pytest.raises(SystemExit, match="K"):
+        weighed_by_class(np.full(4, 0.25), labels, ["K=2"])
