@@ -44,6 +44,9 @@ when refitted from itself. A grid that passes them all but fits fewer than ``CLO
 of the crossings is kept while up to ``MORE_OUTLINES`` more outlines are tried: the first
 grid fitting them closely is taken, or else the one fitting the most (a board whose squares
 have an inner edge can hold a grid whose rows drift from the board's; issue 20).
+A search that finds no board but ended on a grid nearly fitting (``LEVELLED_RETRY_FIT`` of its crossings or more) is
+made once more on the frame with its light levelled (``light_levelled``: each pixel divided by the frame blurred
+wide): a bright glare across part of the board washes its grid lines out there (issue 69).
 ``refine_board`` re-runs (2)-(3) from a known homography (a camera kept on the
 same board: cheaper and steadier); the premium layout is judged again only when the grid
 has moved from the one last judged (``checked``).
@@ -88,6 +91,8 @@ LAYOUT_MIN_MARGIN: Final = 0.2  # best layout match ahead of the grid shifted by
 LAYOUT_MIN_OFFSET_MARGIN: Final = 0.08  # ahead of the grid moved up to OFFSET_RING cells, on real colours
 LAYOUT_MIN_QUADRANT: Final = 0.6  # in each quarter of the board, premium squares not plain
 MIN_LINE_FIT: Final = 0.7  # line crossings within an eighth of a cell of the fitted grid
+LEVELLED_RETRY_FIT: Final = 0.5  # a failed search whose grid fitted this many is made again with the light levelled
+LEVEL_BLUR: Final = 0.05  # ``light_levelled``'s blur (Gaussian sigma), a share of the frame's shorter side
 CLOSE_LINE_FIT: Final = 0.95  # a grid found fitting fewer is kept while up to ...
 MORE_OUTLINES: Final = 4  # ... this many more outlines are tried; the grid fitting most crossings is taken
 WIDE_QUADS: Final = 12  # outlines looked at again more widely when none gave a grid
@@ -130,7 +135,24 @@ def find_board(image: NDArray[np.uint8]) -> BoardFind:
     if sharp.found:
         return sharp
     smoothed = _search(image, SMOOTH_PX)
-    return smoothed if smoothed.found else sharp
+    if smoothed.found:
+        return smoothed
+    if max(sharp.details.get("lines", 0.0), smoothed.details.get("lines", 0.0)) >= LEVELLED_RETRY_FIT:
+        levelled = _search(light_levelled(image), 0.0)  # the same pixels, so the grid found is the frame's
+        if levelled.found:
+            return levelled
+    return sharp
+
+
+def light_levelled(image: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """A BGR frame with uneven light evened out: each channel divided by itself blurred (sigma ``LEVEL_BLUR`` of the
+    shorter side) and brought back to its mean; a glare's bright patch and a shadow's dark one become the level of
+    the rest, lines and squares keep their contrast with what is around them."""
+    pixels = image.astype(np.float32)
+    sigma = LEVEL_BLUR * min(image.shape[:2])
+    background = cv2.GaussianBlur(pixels, (0, 0), sigma)
+    levelled = pixels / np.maximum(background, 1.0) * background.mean(axis=(0, 1))
+    return np.asarray(np.clip(levelled, 0, 255), np.uint8)
 
 
 def _search(image: NDArray[np.uint8], smooth: float) -> BoardFind:
