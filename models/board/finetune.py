@@ -6,7 +6,9 @@ norms start as the identity and keep their statistics frozen), then trains with
 ``train.augment`` on crops from ``make_data`` (real photo crops, from the training
 games only, drawn ``--real-weight`` (4) times as often as render crops). With ``--distil W`` the start model
 is kept as a frozen teacher and its readings, where right, weigh W in the loss (learning without forgetting:
-new crops learnt, blanks and sureness kept); ``--teacher`` keeps another model's readings instead. Fixed seeds, one thread unless ``--threads``.
+new crops learnt, blanks and sureness kept); ``--teacher`` keeps another model's readings instead. ``--class-weight
+'*=3'`` draws a class's crops more often; ``--label-smoothing`` (0.05) sets how sure a right reading may grow. Fixed
+seeds, one thread unless ``--threads``.
 Writes the model (``--out``, default the committed one) and ``labels.json``.
 """
 

@@ -51,6 +51,7 @@ from .net import CellNet
 HERE = Path(__file__).resolve().parent
 RUN = HERE / "training_run"  # the cache run's checkpoint, log and candidate model (issue 69)
 SEED = 2017
+LABEL_SMOOTHING = 0.05  # caps a right reading's probability near 0.95: the sureness the tracker's 0.7 was set with
 
 
 def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
@@ -290,9 +291,6 @@ def note(state: RunState, checkpoint: Path | None, line: str) -> None:
         checkpoint.parent.mkdir(parents=True, exist_ok=True)
         with open(checkpoint.parent / "train.log", "a", encoding="utf-8") as log:
             log.write(stamped + "\n")
-
-
-LABEL_SMOOTHING = 0.05  # caps a right reading's probability near 0.95: the sureness the tracker's 0.7 was set with
 
 
 def train_epoch(model: CellNet, optimiser: torch.optim.Optimizer, schedule: torch.optim.lr_scheduler.LRScheduler,
